@@ -1,0 +1,40 @@
+// What every rung declares besides its device function `reduce`: how many elements a thread loads
+// per iteration (which fixes how many blocks can have work), the shared memory it needs, and
+// whether it needs a global-memory scratch buffer or a block size fixed at compile time.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "../device_memory.cuh"
+
+namespace gpureduce::detail {
+
+template <class Rung>
+struct RungDefaults {
+  static constexpr int kLoadsPerThread = 1;       // elements per thread per tile or iteration
+  static constexpr bool kBlockIsTemplate = false;  // BLOCK template parameter must equal blockDim.x
+  static constexpr bool kUsesGlobalScratch = false;
+  static constexpr bool kFixedBlockThreads = false;  // only one block size (cub_block)
+
+  // Blocks that can own work: with more, some block would have no element.
+  static std::int64_t max_useful_blocks(std::int64_t n, int block_threads, std::uintptr_t,
+                                        std::size_t) {
+    const std::int64_t per_block = std::int64_t(block_threads) * Rung::kLoadsPerThread;
+    return n <= 0 ? 1 : (n + per_block - 1) / per_block;
+  }
+  // Dynamic shared memory: one accumulator slot per thread (the tree rungs).
+  static std::size_t shared_bytes(int block_threads, std::size_t accum_size) {
+    return std::size_t(block_threads) * accum_size;
+  }
+};
+
+// Rungs whose block reduction happens through shuffles need one slot per warp, plus a flag.
+template <class Rung>
+struct ShuffleRungDefaults : RungDefaults<Rung> {
+  static std::size_t shared_bytes(int, std::size_t accum_size) {
+    return kWarpThreads * (accum_size + 8);
+  }
+};
+
+}  // namespace gpureduce::detail

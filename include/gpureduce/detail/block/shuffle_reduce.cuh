@@ -1,0 +1,44 @@
+// Block reduction through warp shuffles (seed 000 / 004 R8): each warp folds its lanes with
+// __shfl_down_sync, lane 0 of each warp parks the warp's total in shared memory, and warp 0 folds
+// those. Only a prefix of the threads holds values; a lane combines its neighbour's value only if
+// that neighbour holds one, so no identity element is needed.
+#pragma once
+
+#include "../device_memory.cuh"
+
+namespace gpureduce::detail {
+
+template <class Accum, class Op>
+__device__ __forceinline__ Accum warp_reduce_prefix(Accum value, int valid_lanes, Op op) {
+  const int lane = int(threadIdx.x) & (kWarpThreads - 1);
+#pragma unroll
+  for (int offset = kWarpThreads / 2; offset > 0; offset >>= 1) {
+    Accum other = shuffle_down(value, offset);
+    if (lane + offset < valid_lanes) value = op(value, other);
+  }
+  return value;
+}
+
+// `valid` threads (a prefix of the block, at least one) hold values. Result on thread 0.
+// `warp_totals` is shared memory with room for one Accum per warp.
+template <class Accum, class Op>
+__device__ __forceinline__ Accum block_reduce_shuffle(Accum value, int valid, Op op,
+                                                      Accum* warp_totals) {
+  const int tid = int(threadIdx.x);
+  const int warp = tid / kWarpThreads;
+  const int lane = tid % kWarpThreads;
+  int warp_valid = valid - warp * kWarpThreads;
+  warp_valid = warp_valid < 0 ? 0 : (warp_valid > kWarpThreads ? kWarpThreads : warp_valid);
+  value = warp_reduce_prefix(value, warp_valid, op);
+  if (lane == 0 && warp_valid > 0) warp_totals[warp] = value;
+  __syncthreads();
+  const int valid_warps = (valid + kWarpThreads - 1) / kWarpThreads;
+  if (warp == 0) {
+    if (lane < valid_warps) value = warp_totals[lane];
+    value = warp_reduce_prefix(value, valid_warps, op);
+  }
+  __syncthreads();  // warp_totals may be reused by the caller
+  return value;
+}
+
+}  // namespace gpureduce::detail

@@ -1,0 +1,118 @@
+// Beyond the seeds: 128-bit loads, kVectorsInFlight of them issued before the first is used, then
+// the R8 shuffle reduction. Fixes what R8 leaves: one 4-byte load per instruction and little
+// memory-level parallelism per thread. Misaligned starts (d_in + 1) are handled by peeling the
+// elements before the first 16-byte boundary (and the ragged tail) into scalar loads of block 0.
+#pragma once
+
+#include <cstring>
+#include <type_traits>
+
+#include "rung_base.cuh"
+#include "shuffle_reduce.cuh"
+#include "thread_accumulate.cuh"
+
+namespace gpureduce::detail {
+
+struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
+  // Four 16-byte loads in flight per thread: the DESIGN.md prototype's choice (0.97-1.00x CUB from
+  // 16M floats up on an H200); issue 4 revisits it with measurements.
+  static constexpr int kVectorsInFlight = 4;
+  static constexpr int kVectorBytes = 16;
+  static constexpr int kLoadsPerThread = 1;  // for inputs that cannot be vectorised
+
+  // How the input splits into a scalar head (up to the first 16-byte boundary), whole vectors,
+  // and a scalar tail. Computed identically on host (grid size) and device.
+  struct Layout {
+    bool vectorizable;
+    std::int64_t head;        // scalar elements before the first aligned vector
+    std::int64_t vectors;     // whole 16-byte vectors
+    std::int64_t tail_begin;  // first element after the vectors
+  };
+  __host__ __device__ static Layout layout(std::uintptr_t address, std::size_t item_size,
+                                           std::int64_t n) {
+    Layout l{false, 0, 0, 0};
+    if (item_size == 0 || item_size > kVectorBytes || kVectorBytes % item_size != 0) return l;
+    const std::int64_t per_vector = std::int64_t(kVectorBytes / item_size);
+    const std::uintptr_t misalign = address % kVectorBytes;
+    std::int64_t head = misalign == 0 ? 0 : std::int64_t((kVectorBytes - misalign) / item_size);
+    head = head < n ? head : n;
+    l.vectorizable = true;
+    l.head = head;
+    l.vectors = (n - head) / per_vector;
+    l.tail_begin = head + l.vectors * per_vector;
+    return l;
+  }
+
+  static std::int64_t max_useful_blocks(std::int64_t n, int block_threads, std::uintptr_t address,
+                                        std::size_t item_size) {
+    const Layout l = layout(address, item_size, n);
+    if (!l.vectorizable || l.vectors == 0)
+      return RungDefaults<VectorizedRung>::max_useful_blocks(l.vectorizable ? 1 : n, block_threads,
+                                                             address, item_size);
+    return (l.vectors + block_threads - 1) / block_threads;
+  }
+
+  template <int BLOCK, class Accum, class Reader, class Op>
+  __device__ static Accum reduce(Reader read, std::int64_t n, std::int64_t rank,
+                                 std::int64_t blocks, Op op, Accum* shared, Accum*) {
+    using In = typename Reader::value_type;
+    constexpr bool kVectorizable =
+        Reader::kContiguousInput && sizeof(In) <= kVectorBytes && kVectorBytes % sizeof(In) == 0;
+    if constexpr (!kVectorizable) {
+      // Partials (already few) and odd-sized types: the plain R8 path, one load per iteration.
+      const ThreadAggregate<Accum> mine = accumulate_grid_stride<1, Accum>(read, n, rank, blocks, op);
+      return block_reduce_shuffle(mine.value, mine.valid_threads, op, shared);
+    } else {
+      constexpr int kPerVector = int(kVectorBytes / sizeof(In));
+      const Layout l = layout(reinterpret_cast<std::uintptr_t>(read.data), sizeof(In), n);
+      const uint4* vectors = reinterpret_cast<const uint4*>(read.data + l.head);
+      auto fold_vector = [&](const uint4& raw) {
+        In items[kPerVector];
+        memcpy(items, &raw, sizeof(raw));
+        Accum value = static_cast<Accum>(items[0]);
+#pragma unroll
+        for (int j = 1; j < kPerVector; ++j) value = op(value, static_cast<Accum>(items[j]));
+        return value;
+      };
+      const int tid = int(threadIdx.x);
+      const std::int64_t threads = blockDim.x;
+      const std::int64_t stride = threads * blocks;
+      std::int64_t v = rank * threads + tid;
+      Accum value{};
+      bool has_value = false;
+      if (v < l.vectors) {
+        value = fold_vector(__ldg(vectors + v));
+        has_value = true;
+        v += stride;
+      }
+      for (; v + (kVectorsInFlight - 1) * stride < l.vectors; v += kVectorsInFlight * stride) {
+        uint4 raw[kVectorsInFlight];
+#pragma unroll
+        for (int k = 0; k < kVectorsInFlight; ++k) raw[k] = __ldg(vectors + v + k * stride);
+#pragma unroll
+        for (int k = 0; k < kVectorsInFlight; ++k) value = op(value, fold_vector(raw[k]));
+      }
+      for (; v < l.vectors; v += stride) value = op(value, fold_vector(__ldg(vectors + v)));
+
+      std::int64_t first_free = l.vectors - rank * threads;  // threads holding a vector
+      first_free = first_free < 0 ? 0 : (first_free > threads ? threads : first_free);
+      if (rank == 0) {  // the scalar head and tail (each shorter than a vector) go to block 0
+        const std::int64_t tail = n - l.tail_begin;
+        if (tid < l.head) {
+          const Accum x = read(tid);
+          value = has_value ? op(value, x) : x;
+          has_value = true;
+        }
+        if (tid < tail) {
+          const Accum x = read(l.tail_begin + tid);
+          value = has_value ? op(value, x) : x;
+        }
+        first_free = first_free > l.head ? first_free : l.head;
+        first_free = first_free > tail ? first_free : tail;
+      }
+      return block_reduce_shuffle(value, int(first_free), op, shared);
+    }
+  }
+};
+
+}  // namespace gpureduce::detail

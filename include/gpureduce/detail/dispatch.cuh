@@ -1,0 +1,260 @@
+// The dispatch layer: validates the call, resolves `automatic`, sizes the grid from occupancy and
+// n, lays out temp storage, and launches. No algorithm logic lives here.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include "../gpureduce.hpp"
+#include "block/complete_unroll.cuh"
+#include "block/cub_block.cuh"
+#include "block/first_add.cuh"
+#include "block/global_memory.cuh"
+#include "block/multi_element.cuh"
+#include "block/neighbored.cuh"
+#include "block/sequential.cuh"
+#include "block/strided_index.cuh"
+#include "block/unroll_last_warp.cuh"
+#include "block/vectorized.cuh"
+#include "block/warp_shuffle.cuh"
+#include "kernels.cuh"
+#include "pipeline/atomic_combine.cuh"
+#include "policy.hpp"
+#include "runtime.hpp"
+
+namespace gpureduce::detail {
+
+// Temp storage: [control block][partials][scratch], each 256-byte aligned (as CUB lays it out).
+inline constexpr std::size_t kTempAlignment = 256;
+constexpr std::size_t align_up(std::size_t bytes) {
+  return (bytes + kTempAlignment - 1) / kTempAlignment * kTempAlignment;
+}
+struct TempLayout {
+  std::size_t partials_offset = 0;
+  std::size_t scratch_offset = 0;
+  std::size_t total = 0;
+};
+inline TempLayout temp_layout(std::int64_t grid, int block_threads, std::size_t accum_size,
+                              bool needs_scratch) {
+  TempLayout layout;
+  layout.partials_offset = align_up(sizeof(ControlBlock));
+  layout.scratch_offset = layout.partials_offset + align_up(std::size_t(grid) * accum_size);
+  layout.total = layout.scratch_offset +
+                 (needs_scratch ? align_up(std::size_t(grid) * block_threads * accum_size) : 0);
+  return layout;
+}
+
+// Block sizes the compile-time-block rungs (complete_unroll, multi_element) are built for.
+using TemplateBlockSizes = std::integer_sequence<int, 32, 64, 128, 256, 512, 1024>;
+
+template <class P>
+struct Request {
+  void* d_temp_storage;
+  std::size_t* temp_storage_bytes;
+  const typename P::In* d_in;
+  typename P::Out* d_out;
+  std::int64_t num_items;
+  typename P::Op op;
+  typename P::Init init;
+  bool fold_init;
+  cudaStream_t stream;
+  Options options;   // strategy and pipeline already resolved
+  LaunchPlan* plan;  // non-null: fill it and launch nothing
+};
+
+template <class Rung, int BLOCK, class P>
+cudaError_t run_rung(const Request<P>& r) {
+  using In = typename P::In;
+  using Accum = typename P::Accum;
+  using Op = typename P::Op;
+  constexpr bool kIsCub = std::is_same_v<Rung, CubBlockRung>;
+  const std::int64_t n = r.num_items;
+  const Pipeline pipeline = r.options.pipeline;
+
+  int device = 0, sms = 0, occupancy = 0;
+  cudaError_t error = check(cudaGetDevice(&device), "cudaGetDevice");
+  if (error == cudaSuccess) error = multiprocessor_count(device, sms);
+  if (error != cudaSuccess) return error;
+
+  int block_threads = r.options.block_threads;
+  std::size_t shared_bytes = 0;
+  std::int64_t useful_blocks = 1, useful_blocks_any_alignment = 1;
+  int items_per_thread = Rung::kLoadsPerThread;
+  const auto first_pass = reduce_input_kernel<Rung, BLOCK, P>;
+  if constexpr (kIsCub) {
+    CubPolicyInfo info;
+    error = check(cub_policy_info<Accum, Op>(info), "reading CUB's reduce policy");
+    if (error != cudaSuccess) return error;
+    if (block_threads != 0 && block_threads != info.block_threads)
+      return fail(cudaErrorInvalidValue,
+                  "gpureduce: cub_block runs CUB's policy and needs its block size "
+                  "(Options::block_threads = 0 or the policy's value, 256 on sm_90)");
+    block_threads = info.block_threads;
+    items_per_thread = info.tile_items / info.block_threads;
+    useful_blocks = useful_blocks_any_alignment =
+        n <= 0 ? 1 : (n + info.tile_items - 1) / info.tile_items;
+    // CUB sizes its grid from the occupancy of its own kernel; so do we, to get its grid exactly.
+    error = resident_blocks_per_sm(device, reinterpret_cast<const void*>(cub_first_pass_kernel<In, Accum, Op>),
+                                   block_threads, 0, occupancy);
+  } else {
+    shared_bytes = Rung::shared_bytes(block_threads, sizeof(Accum));
+    useful_blocks = Rung::max_useful_blocks(n, block_threads,
+                                            reinterpret_cast<std::uintptr_t>(r.d_in), sizeof(In));
+    // Temp storage is sized before the caller may know d_in: size for the aligned case, which
+    // has the most vectors and so the most blocks.
+    useful_blocks_any_alignment = Rung::max_useful_blocks(n, block_threads, 0, sizeof(In));
+    if constexpr (std::is_same_v<Rung, VectorizedRung>)
+      if (sizeof(In) <= 16 && 16 % sizeof(In) == 0)
+        items_per_thread = VectorizedRung::kVectorsInFlight * int(16 / sizeof(In));
+    error = resident_blocks_per_sm(device, reinterpret_cast<const void*>(first_pass), block_threads,
+                                   shared_bytes, occupancy);
+  }
+  if (error != cudaSuccess) return error;
+  if (occupancy < 1)
+    return fail(cudaErrorInvalidValue,
+                "gpureduce: this strategy's kernel cannot run with the requested block size on "
+                "this device (occupancy 0)");
+
+  std::int64_t cap = std::int64_t(occupancy) * sms * policy_for(r.options.strategy).waves;
+  if (r.options.grid_blocks > 0 && r.options.grid_blocks < cap) cap = r.options.grid_blocks;
+  const auto clamp_grid = [&](std::int64_t useful) {
+    if (n == 0) return std::int64_t(1);
+    const std::int64_t g = useful < cap ? useful : cap;
+    return g < 1 ? std::int64_t(1) : g;
+  };
+  const std::int64_t grid = clamp_grid(useful_blocks);
+  const std::int64_t sizing_grid = clamp_grid(useful_blocks_any_alignment);
+  const TempLayout layout =
+      temp_layout(sizing_grid, block_threads, sizeof(Accum), Rung::kUsesGlobalScratch);
+  const bool uses_counter = pipeline != Pipeline::two_kernel;
+  const bool zero_counter = uses_counter && !r.options.temp_storage_zeroed && n > 0;
+  const bool second_kernel = pipeline == Pipeline::two_kernel && n > 0;
+
+  if (r.plan) {
+    r.plan->strategy = r.options.strategy;
+    r.plan->pipeline = pipeline;
+    r.plan->block_threads = block_threads;
+    r.plan->grid_blocks = int(grid);
+    r.plan->items_per_thread = items_per_thread;
+    r.plan->launches = 1 + int(zero_counter) + int(second_kernel);
+    r.plan->temp_storage_bytes = layout.total;
+    return cudaSuccess;
+  }
+  if (r.d_temp_storage == nullptr) {
+    *r.temp_storage_bytes = layout.total;
+    return cudaSuccess;
+  }
+  if (*r.temp_storage_bytes < layout.total)
+    return fail(cudaErrorInvalidValue,
+                "gpureduce: temp_storage_bytes is smaller than this call needs (query it with "
+                "d_temp_storage == nullptr and the same num_items and options)");
+
+  auto* base = static_cast<unsigned char*>(r.d_temp_storage);
+  KernelArgs<P> args{r.d_in,
+                     r.d_out,
+                     n,
+                     r.op,
+                     r.init,
+                     r.fold_init,
+                     pipeline,
+                     reinterpret_cast<Accum*>(base + layout.partials_offset),
+                     Rung::kUsesGlobalScratch ? reinterpret_cast<Accum*>(base + layout.scratch_offset)
+                                              : nullptr,
+                     reinterpret_cast<ControlBlock*>(base)};
+  if (zero_counter) {
+    error = check(cudaMemsetAsync(base, 0, sizeof(ControlBlock), r.stream),
+                  "gpureduce: zeroing the ticket counter");
+    if (error != cudaSuccess) return error;
+  }
+  first_pass<<<unsigned(grid), unsigned(block_threads), shared_bytes, r.stream>>>(args);
+  error = check(cudaGetLastError(), "gpureduce: launching the reduction kernel");
+  if (error != cudaSuccess || !second_kernel) return error;
+  reduce_partials_kernel<Rung, BLOCK, P>
+      <<<1, unsigned(block_threads), shared_bytes, r.stream>>>(args, int(grid));
+  return check(cudaGetLastError(), "gpureduce: launching the partials kernel");
+}
+
+template <class Rung, class P, int... Sizes>
+cudaError_t run_block_template_rung(const Request<P>& r, std::integer_sequence<int, Sizes...>) {
+  cudaError_t result = cudaErrorInvalidValue;
+  const bool matched =
+      ((r.options.block_threads == Sizes ? (result = run_rung<Rung, Sizes>(r), true) : false) || ...);
+  if (!matched)
+    return fail(cudaErrorInvalidValue, "gpureduce: no kernel built for this block size");
+  return result;
+}
+
+template <class P>
+cudaError_t run_strategy(const Request<P>& r) {
+  switch (r.options.strategy) {
+    case Strategy::global_memory: return run_rung<GlobalMemoryRung, 0>(r);
+    case Strategy::neighbored: return run_rung<NeighboredRung, 0>(r);
+    case Strategy::strided_index: return run_rung<StridedIndexRung, 0>(r);
+    case Strategy::sequential: return run_rung<SequentialRung, 0>(r);
+    case Strategy::first_add: return run_rung<FirstAddRung, 0>(r);
+    case Strategy::unroll_last_warp: return run_rung<UnrollLastWarpRung, 0>(r);
+    case Strategy::complete_unroll:
+      return run_block_template_rung<CompleteUnrollRung>(r, TemplateBlockSizes{});
+    case Strategy::multi_element:
+      return run_block_template_rung<MultiElementRung>(r, TemplateBlockSizes{});
+    case Strategy::warp_shuffle: return run_rung<WarpShuffleRung, 0>(r);
+    case Strategy::vectorized: return run_rung<VectorizedRung, 0>(r);
+    case Strategy::cub_block: return run_rung<CubBlockRung, 0>(r);
+    default: return fail(cudaErrorInvalidValue, "gpureduce: unknown strategy");
+  }
+}
+
+inline bool is_valid(Strategy s) {
+  return int(s) >= int(Strategy::neighbored) && int(s) <= int(Strategy::automatic);
+}
+inline bool is_valid(Pipeline p) {
+  return int(p) >= int(Pipeline::two_kernel) && int(p) <= int(Pipeline::automatic);
+}
+
+// The accumulator type, as CUB's accumulator_t: what op(init, input) returns.
+template <class Op, class Init, class In>
+using accum_t = std::decay_t<std::invoke_result_t<Op, Init, In>>;
+
+// Validates, resolves `automatic`, and runs (or only sizes, or only plans) one reduction.
+template <class In, class Out, class Op, class Init>
+cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const In* d_in, Out* d_out,
+                   std::int64_t num_items, Op op, Init init, bool fold_init, cudaStream_t stream,
+                   const Options& options, LaunchPlan* plan) {
+  using Accum = accum_t<Op, Init, In>;
+  using P = Problem<In, Out, Accum, Op, Init>;
+  if (num_items < 0) return fail(cudaErrorInvalidValue, "gpureduce: num_items is negative");
+  if (!is_valid(options.strategy)) return fail(cudaErrorInvalidValue, "gpureduce: invalid Options::strategy");
+  if (!is_valid(options.pipeline)) return fail(cudaErrorInvalidValue, "gpureduce: invalid Options::pipeline");
+  const int bt = options.block_threads;
+  if (bt != 0 && (bt < 32 || bt > 1024 || (bt & (bt - 1)) != 0))
+    return fail(cudaErrorInvalidValue,
+                "gpureduce: Options::block_threads must be 0 or a power of two in [32, 1024]");
+  if (options.grid_blocks < 0)
+    return fail(cudaErrorInvalidValue, "gpureduce: Options::grid_blocks must be >= 0");
+  if (!plan) {
+    if (temp_storage_bytes == nullptr)
+      return fail(cudaErrorInvalidValue, "gpureduce: temp_storage_bytes reference is null");
+    if (d_temp_storage != nullptr) {
+      if (d_out == nullptr) return fail(cudaErrorInvalidValue, "gpureduce: d_out is null");
+      if (d_in == nullptr && num_items > 0)
+        return fail(cudaErrorInvalidValue, "gpureduce: d_in is null and num_items > 0");
+    }
+  }
+
+  Options resolved = options;
+  if (resolved.strategy == Strategy::automatic) resolved.strategy = kAutomaticStrategy;
+  if (resolved.pipeline == Pipeline::automatic) resolved.pipeline = kAutomaticPipeline;
+  if (resolved.block_threads == 0 && resolved.strategy != Strategy::cub_block)
+    resolved.block_threads = policy_for(resolved.strategy).default_block_threads;
+  if (resolved.pipeline == Pipeline::atomic && !AtomicCombiner<Op, Accum>::supported)
+    return fail(cudaErrorInvalidValue,
+                "gpureduce: the atomic pipeline supports Sum, Min and Max of built-in types only");
+
+  const Request<P> request{d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, op, init,
+                           fold_init, stream, resolved, plan};
+  return run_strategy(request);
+}
+
+}  // namespace gpureduce::detail

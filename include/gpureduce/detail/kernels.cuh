@@ -1,0 +1,55 @@
+// The two kernels every (rung, pipeline) pair is built from. The pipeline is a kernel argument, not
+// a template parameter: its epilogue is a few instructions, and one kernel per rung and type keeps
+// the build three times smaller.
+#pragma once
+
+#include "device_memory.cuh"
+#include "pipeline/atomic.cuh"
+#include "pipeline/last_block.cuh"
+#include "pipeline/problem.cuh"
+#include "pipeline/two_kernel.cuh"
+
+namespace gpureduce::detail {
+
+// Rungs whose block size is a run-time value compile for up to 1024 threads.
+template <int BLOCK>
+inline constexpr int kMaxThreadsFor = BLOCK > 0 ? BLOCK : 1024;
+
+template <class P>
+__device__ __forceinline__ typename P::Accum* dynamic_shared() {
+  extern __shared__ __align__(16) unsigned char dynamic_shared_bytes[];
+  return reinterpret_cast<typename P::Accum*>(dynamic_shared_bytes);
+}
+
+// First pass: every block reduces its share of the input, then the pipeline's epilogue runs.
+template <class Rung, int BLOCK, class P>
+__global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>) reduce_input_kernel(KernelArgs<P> args) {
+  using Accum = typename P::Accum;
+  if (args.num_items == 0) {  // grid is one block; nothing to count
+    if (threadIdx.x == 0) write_empty_result(args);
+    return;
+  }
+  Accum* shared = dynamic_shared<P>();
+  Accum* block_scratch = args.scratch ? args.scratch + std::int64_t(blockIdx.x) * blockDim.x : nullptr;
+  const Accum partial = Rung::template reduce<BLOCK, Accum>(
+      InputReader<typename P::In, Accum>{args.d_in}, args.num_items, std::int64_t(blockIdx.x),
+      std::int64_t(gridDim.x), args.op, shared, block_scratch);
+  switch (args.pipeline) {
+    case Pipeline::last_block: last_block_epilogue<Rung, BLOCK>(args, partial, shared); break;
+    case Pipeline::atomic: atomic_epilogue(args, partial); break;
+    default: two_kernel_epilogue(args, partial); break;
+  }
+}
+
+// Second pass of two_kernel: one block reduces the first pass's partials.
+template <class Rung, int BLOCK, class P>
+__global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>)
+    reduce_partials_kernel(KernelArgs<P> args, int num_partials) {
+  using Accum = typename P::Accum;
+  const Accum total = Rung::template reduce<BLOCK, Accum>(
+      PartialsReader<Accum>{args.partials}, std::int64_t(num_partials), 0, 1, args.op,
+      dynamic_shared<P>(), args.scratch);
+  if (threadIdx.x == 0) write_result(args, total);
+}
+
+}  // namespace gpureduce::detail

@@ -1,0 +1,64 @@
+// The reduction operators behind Sum, Min and Max.
+//
+// Sum is ::cuda::std::plus<> itself, the functor cub::DeviceReduce::Sum uses: CUB picks its
+// per-thread reduction order by the functor's type, so the cub_block rung must pass the same one to
+// reproduce CUB's bits. Min and Max are our own: they propagate NaN (any NaN in, NaN out) and order
+// -0 below +0, so that for n > 0 the answer depends on the inputs alone and not on the order.
+#pragma once
+
+#include <type_traits>
+
+#include <cuda/std/functional>
+
+#include "value_traits.cuh"
+
+namespace gpureduce::detail {
+
+using SumOp = ::cuda::std::plus<>;
+
+// Sum's operator for In -> Out. plus<> when the types agree, as cub::DeviceReduce::Sum. For
+// __half/__nv_bfloat16 -> float, plus<> is ambiguous (float + __half converts either way; CUB 3.0.1's
+// Sum does not compile for it), so plus<Out>: the input converts to Out before each add.
+template <class In, class Out>
+using sum_op_t = std::conditional_t<std::is_same_v<In, Out>, SumOp, ::cuda::std::plus<Out>>;
+
+template <class Op>
+inline constexpr bool is_sum_op_v = false;
+template <class T>
+inline constexpr bool is_sum_op_v<::cuda::std::plus<T>> = true;
+
+struct MinOp {
+  template <class T>
+  __host__ __device__ T operator()(const T& a, const T& b) const {
+    using traits = value_traits<T>;
+    if constexpr (traits::is_floating) {
+      if (traits::is_nan(a)) return a;
+      if (traits::is_nan(b)) return b;
+      auto wa = traits::widen(a), wb = traits::widen(b);
+      if (wb < wa) return b;
+      if (wa < wb) return a;
+      return ordered_key<T>::encode(b) < ordered_key<T>::encode(a) ? b : a;  // -0 before +0
+    } else {
+      return b < a ? b : a;
+    }
+  }
+};
+
+struct MaxOp {
+  template <class T>
+  __host__ __device__ T operator()(const T& a, const T& b) const {
+    using traits = value_traits<T>;
+    if constexpr (traits::is_floating) {
+      if (traits::is_nan(a)) return a;
+      if (traits::is_nan(b)) return b;
+      auto wa = traits::widen(a), wb = traits::widen(b);
+      if (wa < wb) return b;
+      if (wb < wa) return a;
+      return ordered_key<T>::encode(a) < ordered_key<T>::encode(b) ? b : a;  // +0 above -0
+    } else {
+      return a < b ? b : a;
+    }
+  }
+};
+
+}  // namespace gpureduce::detail

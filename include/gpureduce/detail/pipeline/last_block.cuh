@@ -1,0 +1,43 @@
+// The last_block pipeline (CUDA samples' threadFenceReduction, without its global counter): each
+// block publishes its partial, fences, and takes a ticket from the counter in temp storage; the
+// block that draws the last ticket reduces all partials, in index order with the same rung, and
+// re-arms the counter for the next call. One launch instead of two.
+#pragma once
+
+#include "../device_memory.cuh"
+#include "problem.cuh"
+
+namespace gpureduce::detail {
+
+// True in exactly one block: the last to finish. All threads of every block must call it.
+template <class P>
+__device__ __forceinline__ bool publish_partial_and_take_ticket(const KernelArgs<P>& args,
+                                                                const typename P::Accum& partial) {
+  __shared__ bool is_last_block;
+  if (threadIdx.x == 0) {
+    args.partials[blockIdx.x] = partial;
+    __threadfence();  // the partial is visible device-wide before the ticket is
+    const unsigned int ticket = atomicAdd(&args.control->ticket, 1u);
+    is_last_block = (ticket == gridDim.x - 1);
+  }
+  __syncthreads();
+  return is_last_block;
+}
+
+template <class Rung, int BLOCK, class P>
+__device__ __forceinline__ void last_block_epilogue(const KernelArgs<P>& args,
+                                                    const typename P::Accum& partial,
+                                                    typename P::Accum* shared) {
+  using Accum = typename P::Accum;
+  if (!publish_partial_and_take_ticket(args, partial)) return;
+  __threadfence();  // the partials are read after the ticket (reads bypass L1: PartialsReader)
+  const Accum total = Rung::template reduce<BLOCK, Accum>(
+      PartialsReader<Accum>{args.partials}, std::int64_t(gridDim.x), 0, 1, args.op, shared,
+      args.scratch);
+  if (threadIdx.x == 0) {
+    write_result(args, total);
+    args.control->ticket = 0;  // re-armed: the kernel boundary orders this before the next call
+  }
+}
+
+}  // namespace gpureduce::detail

@@ -1,0 +1,22 @@
+// Host-side services the dispatch layer needs, compiled once into the library (src/runtime.cpp):
+// error reporting for last_error_message(), and cached device facts.
+#pragma once
+
+#include <cstddef>
+
+#include <cuda_runtime_api.h>
+
+namespace gpureduce::detail {
+
+// Records `message` as the calling thread's last error and returns `code`.
+cudaError_t fail(cudaError_t code, const char* message);
+// cudaSuccess passes through; anything else is recorded as "<what>: <CUDA's description>".
+cudaError_t check(cudaError_t code, const char* what);
+
+// Multiprocessor count of `device`, cached.
+cudaError_t multiprocessor_count(int device, int& count);
+// cudaOccupancyMaxActiveBlocksPerMultiprocessor, cached per (device, kernel, threads, smem).
+cudaError_t resident_blocks_per_sm(int device, const void* kernel, int block_threads,
+                                   std::size_t dynamic_shared_bytes, int& blocks);
+
+}  // namespace gpureduce::detail

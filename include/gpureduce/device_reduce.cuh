@@ -1,0 +1,78 @@
+// gpureduce for nvcc users: the engine's templates, for any input type and any associative,
+// commutative operator, plus the definitions behind gpureduce.hpp's Sum/Min/Max (so nvcc users can
+// also instantiate those for types the library does not ship, e.g. Sum<uint8_t, uint64_t>).
+#pragma once
+
+#include "detail/dispatch.cuh"
+#include "detail/ops.cuh"
+#include "detail/value_traits.cuh"
+#include "gpureduce.hpp"
+
+namespace gpureduce {
+
+// d_out[0] = op(init, op-reduction of d_in[0..num_items)); d_out[0] = init when num_items == 0.
+// As cub::DeviceReduce::Reduce: the accumulator type is what op(init, *d_in) returns. The atomic
+// pipeline is refused for operators other than Sum/Min/Max (it needs a native atomic).
+template <class In, class Out, class Op, class Init>
+cudaError_t Reduce(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in,
+                   Out* d_out, std::int64_t num_items, Op op, Init init,
+                   cudaStream_t stream = nullptr, const Options& options = {}) {
+  return detail::reduce(d_temp_storage, &temp_storage_bytes, d_in, d_out, num_items, op, init,
+                        true, stream, options, nullptr);
+}
+
+template <class In, class Out>
+cudaError_t DeviceReduce::Sum(void* d_temp_storage, std::size_t& temp_storage_bytes,
+                              const In* d_in, Out* d_out, std::int64_t num_items,
+                              cudaStream_t stream, const Options& options) {
+  return detail::reduce(d_temp_storage, &temp_storage_bytes, d_in, d_out, num_items,
+                        detail::sum_op_t<In, Out>{}, Out{}, true, stream, options, nullptr);
+}
+
+// Min and Max use init only for empty inputs (what CUB writes then); for n > 0 the result depends
+// on the inputs alone.
+template <class T>
+cudaError_t DeviceReduce::Min(void* d_temp_storage, std::size_t& temp_storage_bytes,
+                              const T* d_in, T* d_out, std::int64_t num_items,
+                              cudaStream_t stream, const Options& options) {
+  return detail::reduce(d_temp_storage, &temp_storage_bytes, d_in, d_out, num_items,
+                        detail::MinOp{}, detail::value_traits<T>::max(), false, stream, options,
+                        nullptr);
+}
+
+template <class T>
+cudaError_t DeviceReduce::Max(void* d_temp_storage, std::size_t& temp_storage_bytes,
+                              const T* d_in, T* d_out, std::int64_t num_items,
+                              cudaStream_t stream, const Options& options) {
+  return detail::reduce(d_temp_storage, &temp_storage_bytes, d_in, d_out, num_items,
+                        detail::MaxOp{}, detail::value_traits<T>::lowest(), false, stream, options,
+                        nullptr);
+}
+
+template <class In, class Out>
+cudaError_t DeviceReduce::PlanSum(LaunchPlan& plan, const In* d_in, std::int64_t num_items,
+                                  const Options& options) {
+  return detail::reduce(nullptr, nullptr, d_in, static_cast<Out*>(nullptr), num_items,
+                        detail::sum_op_t<In, Out>{}, Out{}, true, nullptr, options, &plan);
+}
+
+template <class T>
+cudaError_t DeviceReduce::PlanMin(LaunchPlan& plan, const T* d_in, std::int64_t num_items,
+                                  const Options& options) {
+  return detail::reduce(nullptr, nullptr, d_in, static_cast<T*>(nullptr), num_items,
+                        detail::MinOp{}, detail::value_traits<T>::max(), false, nullptr, options,
+                        &plan);
+}
+
+template <class T>
+cudaError_t DeviceReduce::PlanMax(LaunchPlan& plan, const T* d_in, std::int64_t num_items,
+                                  const Options& options) {
+  return detail::reduce(nullptr, nullptr, d_in, static_cast<T*>(nullptr), num_items,
+                        detail::MaxOp{}, detail::value_traits<T>::lowest(), false, nullptr, options,
+                        &plan);
+}
+
+}  // namespace gpureduce
+
+// The instantiations libgpureduce.a ships; listed here so nvcc users reuse them, not rebuild them.
+#include "detail/shipped_instantiations.hpp"

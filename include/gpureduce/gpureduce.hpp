@@ -1,0 +1,113 @@
+// gpureduce public API: host-only, usable from a plain C++ compiler (g++ links libgpureduce.a).
+//
+// Shaped like cub::DeviceReduce: call once with d_temp_storage == nullptr to learn the temp-storage
+// size, allocate it, call again to reduce. Every call is asynchronous on `stream`, never
+// synchronises the host and never allocates.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+
+namespace gpureduce {
+
+// How one block turns its elements into one value: the rungs of the classic optimisation ladder
+// (shared/seeds/) plus the modern ones. README.md maps each rung to its seed step.
+enum class Strategy {
+  neighbored,        // seed 001 baseline, 003 reduceNeighbored, 004 R1-R2: tid % (2s) == 0, divergent
+  strided_index,     // 001 interleaved addressing #2, 003 reduceNeighboredLess: index = 2*s*tid
+  sequential,        // 000 optimized1, 001, 003 reduceInterleaved, 004 R3: tid < s, conflict-free
+  first_add,         // 000 optimized2, 001 idle threads, 004 R4: two loads added while loading
+  unroll_last_warp,  // 000 optimized3, 001, 004 R5: the last 32 lanes without __syncthreads
+  complete_unroll,   // 001, 003, 004 R6: block size as a template parameter, fully unrolled
+  multi_element,     // 003 unrolling 2/4/8, 004 R7: fixed grid, many elements per thread
+  warp_shuffle,      // 000, 004 R8: __shfl_down_sync
+  global_memory,     // 004 R0: pairs added in global memory, on a scratch copy (input never written)
+  vectorized,        // beyond the seeds: 128-bit loads, several in flight, shuffle
+  cub_block,         // CUB's own AgentReduce/BlockReduce inside our pipelines (CUB's order)
+  automatic
+};
+
+// How block partials become the answer; always on the GPU.
+enum class Pipeline {
+  two_kernel,  // partials, then a second kernel of one block reduces them
+  last_block,  // one launch: the last block to finish (ticket counter) reduces the partials
+  atomic,      // block partials combined with global atomics (seed 002); float sums order-dependent
+  automatic
+};
+
+struct Options {
+  Strategy strategy = Strategy::automatic;
+  Pipeline pipeline = Pipeline::automatic;
+  int block_threads = 0;  // 0: the strategy's tuned default; else a power of two in [32, 1024]
+  int grid_blocks = 0;    // 0: chosen from occupancy and n; else an upper bound on the grid
+  // The fast path for last_block and atomic. Those pipelines keep a ticket counter in temp storage.
+  // By default each call zeroes it first (one cudaMemsetAsync of 256 bytes, so uninitialised temp
+  // storage works, as in CUB). Set this to promise that the storage is already zero: zero-fill it
+  // once after allocating it and use it only for gpureduce calls since; every launch that uses the
+  // counter leaves it at zero. Then the call is a single kernel launch.
+  bool temp_storage_zeroed = false;
+};
+
+// What a call would launch: the resolved strategy, pipeline and sizes (see DeviceReduce::Plan*).
+struct LaunchPlan {
+  Strategy strategy = Strategy::automatic;
+  Pipeline pipeline = Pipeline::automatic;
+  int block_threads = 0;
+  int grid_blocks = 0;
+  int items_per_thread = 0;  // elements a thread loads per iteration of its loop
+  int launches = 0;          // kernel launches plus memsets issued per call
+  std::size_t temp_storage_bytes = 0;
+};
+
+struct DeviceReduce {
+  // d_out[0] = sum of d_in[0..num_items), accumulated in Out.
+  template <class In, class Out>
+  static cudaError_t Sum(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in,
+                         Out* d_out, std::int64_t num_items, cudaStream_t stream = nullptr,
+                         const Options& options = {});
+  // d_out[0] = minimum; NaN in gives NaN out; empty input gives numeric_limits<T>::max().
+  template <class T>
+  static cudaError_t Min(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in,
+                         T* d_out, std::int64_t num_items, cudaStream_t stream = nullptr,
+                         const Options& options = {});
+  // d_out[0] = maximum; NaN in gives NaN out; empty input gives numeric_limits<T>::lowest().
+  template <class T>
+  static cudaError_t Max(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in,
+                         T* d_out, std::int64_t num_items, cudaStream_t stream = nullptr,
+                         const Options& options = {});
+
+  // What Sum/Min/Max would launch for these arguments on the current device; launches nothing.
+  // `d_in` only matters for its alignment (vectorized loads); it is not read.
+  template <class In, class Out>
+  static cudaError_t PlanSum(LaunchPlan& plan, const In* d_in, std::int64_t num_items,
+                             const Options& options = {});
+  template <class T>
+  static cudaError_t PlanMin(LaunchPlan& plan, const T* d_in, std::int64_t num_items,
+                             const Options& options = {});
+  template <class T>
+  static cudaError_t PlanMax(LaunchPlan& plan, const T* d_in, std::int64_t num_items,
+                             const Options& options = {});
+};
+
+const char* to_string(Strategy strategy);
+const char* to_string(Pipeline pipeline);
+// The seed step a strategy comes from and what it fixes (for reports such as the ladder).
+const char* seed_step(Strategy strategy);
+const char* what_it_fixes(Strategy strategy);
+// Why the last failed gpureduce call on this host thread failed ("" if none has failed).
+const char* last_error_message();
+
+// Every concrete strategy and pipeline, in ladder order (automatic excluded).
+inline constexpr Strategy kAllStrategies[] = {
+    Strategy::global_memory, Strategy::neighbored,       Strategy::strided_index,
+    Strategy::sequential,    Strategy::first_add,        Strategy::unroll_last_warp,
+    Strategy::complete_unroll, Strategy::multi_element,  Strategy::warp_shuffle,
+    Strategy::vectorized,    Strategy::cub_block};
+inline constexpr Pipeline kAllPipelines[] = {Pipeline::two_kernel, Pipeline::last_block,
+                                             Pipeline::atomic};
+
+}  // namespace gpureduce

@@ -1,0 +1,77 @@
+// Error reporting and cached device facts for the dispatch layer (see detail/runtime.hpp).
+#include "gpureduce/detail/runtime.hpp"
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+
+#include "gpureduce/gpureduce.hpp"
+
+namespace gpureduce {
+namespace {
+thread_local std::string last_error;
+}  // namespace
+
+const char* last_error_message() { return last_error.c_str(); }
+
+namespace detail {
+
+cudaError_t fail(cudaError_t code, const char* message) {
+  last_error = message;
+  return code;
+}
+
+cudaError_t check(cudaError_t code, const char* what) {
+  if (code == cudaSuccess) return code;
+  last_error = std::string(what) + ": " + cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")";
+  return code;
+}
+
+namespace {
+// Occupancy queries cost microseconds; reductions are called in loops. The answers never change
+// for a (device, kernel, block size, shared memory) tuple, so they are asked once.
+std::mutex cache_mutex;
+std::map<int, int> multiprocessors_by_device;
+std::map<std::tuple<int, const void*, int, std::size_t>, int> occupancy_cache;
+}  // namespace
+
+cudaError_t multiprocessor_count(int device, int& count) {
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex);
+    auto it = multiprocessors_by_device.find(device);
+    if (it != multiprocessors_by_device.end()) {
+      count = it->second;
+      return cudaSuccess;
+    }
+  }
+  cudaError_t error = check(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device),
+                            "gpureduce: reading the multiprocessor count");
+  if (error != cudaSuccess) return error;
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  multiprocessors_by_device[device] = count;
+  return cudaSuccess;
+}
+
+cudaError_t resident_blocks_per_sm(int device, const void* kernel, int block_threads,
+                                   std::size_t dynamic_shared_bytes, int& blocks) {
+  const auto key = std::make_tuple(device, kernel, block_threads, dynamic_shared_bytes);
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex);
+    auto it = occupancy_cache.find(key);
+    if (it != occupancy_cache.end()) {
+      blocks = it->second;
+      return cudaSuccess;
+    }
+  }
+  cudaError_t error = check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                &blocks, kernel, block_threads, dynamic_shared_bytes),
+                            "gpureduce: occupancy query");
+  if (error != cudaSuccess) return error;
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  occupancy_cache[key] = blocks;
+  return cudaSuccess;
+}
+
+}  // namespace detail
+}  // namespace gpureduce
