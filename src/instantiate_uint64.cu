@@ -1,7 +1,7 @@
-// Compiled instantiations for std: Sum(std -> :uint64_t:std::uint64_t), Min, Max. One file per input type so
+// Compiled instantiations for std::uint64_t: Sum(std::uint64_t -> std::uint64_t), Min, Max. One file per input type so
 // the build parallelises (the RAFT runtime-API pattern).
 #define GPUREDUCE_BUILDING_LIBRARY
 #include "gpureduce/device_reduce.cuh"
 
-GPUREDUCE_DECLARE_SUM(std, :uint64_t:std::uint64_t, )
-GPUREDUCE_DECLARE_MINMAX(std, )
+GPUREDUCE_DECLARE_SUM(std::uint64_t, std::uint64_t, )
+GPUREDUCE_DECLARE_MINMAX(std::uint64_t, )

@@ -1,0 +1,100 @@
+// CUDA graphs and concurrent streams: each pipeline captured once and replayed with the input
+// changing between replays (default path and the temp_storage_zeroed fast path), and two streams
+// with separate temp storage reducing different arrays at once. Integer sums: exact.
+#include <numeric>
+
+#include "gpu/common.cuh"
+
+namespace gpureduce::testing {
+namespace {
+
+std::int64_t host_sum(std::uint64_t seed, std::int64_t n) {
+  std::int64_t sum = 0;
+  for (std::int64_t i = 0; i < n; ++i) sum += std::int64_t(std::int64_t(mix64(seed ^ mix64(std::uint64_t(i))) % 7) - 3);
+  return sum;
+}
+
+TEST(Graphs, EachPipelineReplaysWithChangingInput) {
+  REQUIRE_GPU();
+  const std::int64_t n = 3'000'017;
+  DeviceBuffer<std::int64_t> in(std::size_t(n)), out(1);
+  cudaStream_t stream;
+  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  for (Pipeline pipeline : kAllPipelines) {
+    for (bool zeroed : {false, true}) {
+      for (Strategy strategy : {Strategy::vectorized, Strategy::cub_block, Strategy::complete_unroll}) {
+        Options options{strategy, pipeline};
+        options.temp_storage_zeroed = zeroed;
+        SCOPED_TRACE(describe(options, n, 0, 0));
+        std::size_t bytes = 0;
+        ASSERT_EQ(DeviceReduce::Sum(nullptr, bytes, in.get(), out.get(), n, stream, options), cudaSuccess);
+        DeviceBuffer<unsigned char> temp(bytes);
+        // The fast path's promise: zeroed once; garbage otherwise (the default path copes).
+        CUDA_OK(cudaMemset(temp.get(), zeroed ? 0 : kPoisonByte, bytes));
+        CUDA_OK(cudaDeviceSynchronize());
+        cudaGraph_t graph;
+        cudaGraphExec_t exec;
+        CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+        const cudaError_t captured = DeviceReduce::Sum(temp.get(), bytes, in.get(), out.get(), n, stream, options);
+        CUDA_OK(cudaStreamEndCapture(stream, &graph));
+        ASSERT_EQ(captured, cudaSuccess) << last_error_message();
+        CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+        for (int replay = 0; replay < 20; ++replay) {
+          const std::uint64_t seed = fresh_seed();
+          CUDA_OK(fill_random(in.get(), n, seed, Fill::small_integers, stream));
+          CUDA_OK(cudaMemsetAsync(out.get(), kPoisonByte, sizeof(std::int64_t), stream));
+          CUDA_OK(cudaGraphLaunch(exec, stream));
+          CUDA_OK(cudaStreamSynchronize(stream));
+          ASSERT_EQ(copy_to_host(out.get()), host_sum(seed, n)) << "replay " << replay << " seed " << seed;
+        }
+        CUDA_OK(cudaGraphExecDestroy(exec));
+        CUDA_OK(cudaGraphDestroy(graph));
+      }
+    }
+  }
+  CUDA_OK(cudaStreamDestroy(stream));
+}
+
+TEST(Streams, TwoStreamsWithSeparateTempStorage) {
+  REQUIRE_GPU();
+  constexpr int kStreams = 2;
+  const std::int64_t n = 2'000'003;
+  for (Pipeline pipeline : kAllPipelines) {
+    for (Strategy strategy : {Strategy::vectorized, Strategy::cub_block, Strategy::sequential}) {
+      const Options options{strategy, pipeline};
+      SCOPED_TRACE(describe(options, n, 0, 0));
+      cudaStream_t streams[kStreams];
+      DeviceBuffer<std::int64_t> in[kStreams], out[kStreams];
+      DeviceBuffer<unsigned char> temp[kStreams];
+      std::uint64_t seeds[kStreams];
+      std::size_t bytes = 0;
+      for (int s = 0; s < kStreams; ++s) {
+        CUDA_OK(cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking));
+        in[s].resize(std::size_t(n));
+        out[s].resize(50);
+        seeds[s] = fresh_seed();
+        CUDA_OK(fill_random(in[s].get(), n, seeds[s], Fill::small_integers));
+        ASSERT_EQ(DeviceReduce::Sum(nullptr, bytes, in[s].get(), out[s].get(), n, streams[s], options), cudaSuccess);
+        temp[s].resize(bytes);
+        CUDA_OK(cudaMemset(out[s].get(), kPoisonByte, 50 * sizeof(std::int64_t)));
+      }
+      CUDA_OK(cudaDeviceSynchronize());
+      // 50 rounds interleaved on both streams, no host synchronisation in between.
+      for (int round = 0; round < 50; ++round)
+        for (int s = 0; s < kStreams; ++s)
+          ASSERT_EQ(DeviceReduce::Sum(temp[s].get(), bytes, in[s].get(), out[s].get() + round, n, streams[s], options), cudaSuccess)
+              << last_error_message();
+      CUDA_OK(cudaDeviceSynchronize());
+      for (int s = 0; s < kStreams; ++s) {
+        const std::int64_t expected = host_sum(seeds[s], n);
+        std::vector<std::int64_t> results(50);
+        CUDA_OK(cudaMemcpy(results.data(), out[s].get(), 50 * sizeof(std::int64_t), cudaMemcpyDeviceToHost));
+        for (int round = 0; round < 50; ++round) EXPECT_EQ(results[round], expected) << "stream " << s << " round " << round;
+        CUDA_OK(cudaStreamDestroy(streams[s]));
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gpureduce::testing
