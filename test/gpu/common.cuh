@@ -251,12 +251,22 @@ struct Case {
   }
 };
 
+// GPUREDUCE_TEST_MAX_N caps the sizes (compute-sanitizer runs use it: it slows kernels ~100x).
+inline std::int64_t max_test_items() {
+  const char* v = std::getenv("GPUREDUCE_TEST_MAX_N");
+  return v ? std::atoll(v) : std::int64_t(1) << 62;
+}
+inline std::vector<std::int64_t> capped(std::vector<std::int64_t> sizes) {
+  std::vector<std::int64_t> kept;
+  for (std::int64_t n : sizes)
+    if (n <= max_test_items()) kept.push_back(n);
+  return kept;
+}
+
 // The test sizes of the engine issue: around warp, block and tile boundaries, primes, 2^k +- 1.
-inline const std::vector<std::int64_t>& engine_sizes() {
-  static const std::vector<std::int64_t> sizes = {0,    1,    2,    31,    32,          33,
-                                                  255,  256,  257,  1000,  4095,        4097,
-                                                  65537, (1 << 20) + 7, (1 << 24) + 13};
-  return sizes;
+inline std::vector<std::int64_t> engine_sizes() {
+  return capped({0, 1, 2, 31, 32, 33, 255, 256, 257, 1000, 4095, 4097, 65537, (1 << 20) + 7,
+                 (1 << 24) + 13});
 }
 
 inline std::string describe(const Options& o, std::int64_t n, int offset, std::uint64_t seed) {
@@ -293,6 +303,12 @@ template <class C>
   if ((e = cudaMemcpy(&result, d_out.get(), sizeof(Out), cudaMemcpyDeviceToHost)) != cudaSuccess)
     return ::testing::AssertionFailure() << "copy back: " << cudaGetErrorString(e);
   return ::testing::AssertionSuccess();
+}
+
+template <class T>
+long double as_long_double(const T& v) {
+  if constexpr (detail::is_half_like_v<T>) return (long double)float(v);
+  else return (long double)v;
 }
 
 template <class T>

@@ -17,7 +17,7 @@ std::int64_t host_sum(std::uint64_t seed, std::int64_t n) {
 TEST(Graphs, EachPipelineReplaysWithChangingInput) {
   REQUIRE_GPU();
   const std::int64_t n = 3'000'017;
-  DeviceBuffer<std::int64_t> in(std::size_t(n)), out(1);
+  DeviceBuffer<std::int64_t> in{std::size_t(n)}, out{1};
   cudaStream_t stream;
   CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   for (Pipeline pipeline : kAllPipelines) {

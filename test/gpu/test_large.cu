@@ -17,7 +17,7 @@ TEST(Large, Uint8SumBeyond2To31Items) {
   REQUIRE_GPU();
   const std::int64_t n = (std::int64_t(1) << 31) + (1 << 20) + 7;
   const std::uint64_t seed = fresh_seed();
-  DeviceBuffer<std::uint8_t> buffer(std::size_t(n + 1));
+  DeviceBuffer<std::uint8_t> buffer{std::size_t(n + 1)};
   ASSERT_TRUE(buffer.ok()) << "could not allocate " << n << " bytes";
   fill_bytes<<<4096, 256>>>(buffer.get(), n + 1, seed);
   CUDA_OK(cudaGetLastError());

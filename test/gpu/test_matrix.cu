@@ -49,7 +49,7 @@ class Matrix : public ::testing::Test {
       for (int offset : {0, 1}) {
         for (Fill fill : fills) {
           const std::uint64_t seed = fresh_seed();
-          DeviceBuffer<In> buffer(std::size_t(n + offset + 1));
+          DeviceBuffer<In> buffer{std::size_t(n + offset + 1)};
           ASSERT_TRUE(buffer.ok());
           CUDA_OK(fill_random(buffer.get(), n + offset + 1, seed, fill));
           const In* d_in = buffer.get() + offset;
@@ -88,7 +88,7 @@ class Matrix : public ::testing::Test {
               LaunchPlan plan;
               ASSERT_EQ(C::plan(plan, d_in, n, options), cudaSuccess) << last_error_message();
               const double bound = sum_error_bound(n, plan, unit_roundoff<Out>(), double(abs_sum));
-              const double error = std::fabs(double((long double)result - exact));
+              const double error = std::fabs(double(as_long_double(result) - exact));
               EXPECT_LE(error, bound) << "result " << show(result) << " exact " << double(exact);
             }
           }
@@ -133,11 +133,10 @@ template <class C>
 void sweep_block_and_grid(Fill fill) {
   using In = typename C::In;
   using Out = typename C::Out;
-  for (std::int64_t n : {std::int64_t(1), std::int64_t(33), std::int64_t(1000), std::int64_t(65537),
-                         std::int64_t((1 << 20) + 7)}) {
+  for (std::int64_t n : capped({1, 33, 1000, 65537, (1 << 20) + 7})) {
     for (int offset : {0, 1}) {
       const std::uint64_t seed = fresh_seed();
-      DeviceBuffer<In> buffer(std::size_t(n + offset));
+      DeviceBuffer<In> buffer{std::size_t(n + offset)};
       ASSERT_TRUE(buffer.ok());
       CUDA_OK(fill_random(buffer.get(), n + offset, seed, fill));
       const In* d_in = buffer.get() + offset;

@@ -61,7 +61,7 @@ TEST(Semantics, EmptyInputWritesWhatCubWrites) {
 template <class T>
 void expect_infinities_survive() {
   for (std::int64_t n : {std::int64_t(1), std::int64_t(257), std::int64_t(100003)}) {
-    DeviceBuffer<T> in(std::size_t(n));
+    DeviceBuffer<T> in{std::size_t(n)};
     const T pos_inf = T(std::numeric_limits<float>::infinity());
     const T neg_inf = T(-std::numeric_limits<float>::infinity());
     for_each_configuration([&](const Options& options) {
@@ -90,7 +90,7 @@ TEST(Semantics, MinOfInfinitiesIsInfinity) {
 template <class T>
 void expect_nan_propagates() {
   const std::int64_t n = 70001;
-  DeviceBuffer<T> in(std::size_t(n));
+  DeviceBuffer<T> in{std::size_t(n)};
   const T nan = T(std::numeric_limits<float>::quiet_NaN());
   for (std::int64_t where : {std::int64_t(0), std::int64_t(4242), n - 1}) {
     for_each_configuration([&](const Options& options) {
@@ -119,7 +119,7 @@ TEST(Semantics, NanPropagates) {
 TEST(Semantics, SignedZerosAreOrdered) {
   REQUIRE_GPU();
   const std::int64_t n = 100003;
-  DeviceBuffer<float> in(std::size_t(n));
+  DeviceBuffer<float> in{std::size_t(n)};
   for_each_configuration([&](const Options& options) {
     SCOPED_TRACE(describe(options, n, 0, 0));
     fill_constant<<<256, 256>>>(in.get(), n, 0.0f);
@@ -140,7 +140,7 @@ TEST(Semantics, SignedZerosAreOrdered) {
 TEST(Semantics, FloatSumsAreDeterministic) {
   REQUIRE_GPU();
   const std::int64_t n = (1 << 22) + 3;
-  DeviceBuffer<float> in(std::size_t(n));
+  DeviceBuffer<float> in{std::size_t(n)};
   const std::uint64_t seed = fresh_seed();
   CUDA_OK(fill_random(in.get(), n, seed, Fill::random));
   for_each_configuration([&](const Options& options) {
@@ -165,7 +165,7 @@ TEST(TemplateHeader, CustomOperatorMatchesCub) {
   REQUIRE_GPU();
   for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(4097), std::int64_t((1 << 20) + 7)}) {
     const std::uint64_t seed = fresh_seed();
-    DeviceBuffer<std::uint32_t> in(std::size_t(n + 1));
+    DeviceBuffer<std::uint32_t> in{std::size_t(n + 1)};
     CUDA_OK(fill_random(in.get(), n + 1, seed, Fill::random));
     const std::uint32_t init = 0x5a5a1234u;
     DeviceBuffer<std::uint32_t> d_ref(1), d_out(1);

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The whole GPU check in one go, for a machine with a GPU: configure and build (all cores), run
+# every test with GPUREDUCE_REQUIRE_GPU=1, then compute-sanitizer memcheck, racecheck, synccheck
+# and initcheck over a representative subset (sizes capped: the sanitizers slow kernels ~100x).
+# Logs go to $1 (default ./gpu-logs). Exit status: non-zero if any step failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+logs=${1:-gpu-logs}
+mkdir -p "$logs"
+export PATH=/usr/local/cuda/bin:$PATH GPUREDUCE_REQUIRE_GPU=1
+status=0
+step() { echo "== $*"; }
+
+step "device"; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.mem --format=csv | tee "$logs/device.txt"
+step "configure + build"
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 ${GPUREDUCE_CMAKE_ARGS:-} > "$logs/build.log" 2>&1 &&
+  cmake --build build-gpu -j "$(nproc)" >> "$logs/build.log" 2>&1 || { tail -50 "$logs/build.log"; exit 1; }
+
+step "ctest"
+ctest --test-dir build-gpu --output-on-failure -j 4 --timeout 900 > "$logs/ctest.log" 2>&1 || status=1
+tail -15 "$logs/ctest.log"
+
+bin=build-gpu/test/gpureduce_gpu_tests
+subset='Matrix/Sum_float_float_.*:Matrix/Min_half_half_.*:Matrix/Sum_int64_int64_.*:Semantics.*:BadInput.*:TemplateHeader.*'
+small='Matrix/Sum_float_float_.*:Matrix/Max_double_double_.*:BlockAndGrid.FloatSumSmallIntegers'
+for tool in memcheck racecheck synccheck initcheck; do
+  step "compute-sanitizer $tool"
+  filter=$subset; cap=70000
+  [ "$tool" != memcheck ] && { filter=$small; cap=5000; }
+  GPUREDUCE_TEST_MAX_N=$cap compute-sanitizer --tool "$tool" --error-exitcode 99 "$bin" \
+    --gtest_filter="$filter" > "$logs/sanitizer-$tool.log" 2>&1 || status=1
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$logs/sanitizer-$tool.log" | tail -4
+done
+exit $status
