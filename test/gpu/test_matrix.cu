@@ -34,8 +34,8 @@ double unit_roundoff() {
 }
 
 template <class C>
-class Matrix : public ::testing::Test {
- protected:
+class Matrix {
+ public:
   using In = typename C::In;
   using Out = typename C::Out;
 
@@ -98,34 +98,37 @@ class Matrix : public ::testing::Test {
   }
 };
 
-using Cases = ::testing::Types<
-    Case<std::int32_t, std::int32_t, Op::sum>, Case<std::uint32_t, std::uint32_t, Op::sum>,
-    Case<std::int64_t, std::int64_t, Op::sum>, Case<std::uint64_t, std::uint64_t, Op::sum>,
-    Case<float, float, Op::sum>, Case<double, double, Op::sum>, Case<__half, float, Op::sum>,
-    Case<__nv_bfloat16, float, Op::sum>,
-    Case<std::int32_t, std::int32_t, Op::min>, Case<std::uint32_t, std::uint32_t, Op::min>,
-    Case<std::int64_t, std::int64_t, Op::min>, Case<std::uint64_t, std::uint64_t, Op::min>,
-    Case<float, float, Op::min>, Case<double, double, Op::min>, Case<__half, __half, Op::min>,
-    Case<__nv_bfloat16, __nv_bfloat16, Op::min>,
-    Case<std::int32_t, std::int32_t, Op::max>, Case<std::uint32_t, std::uint32_t, Op::max>,
-    Case<std::int64_t, std::int64_t, Op::max>, Case<std::uint64_t, std::uint64_t, Op::max>,
-    Case<float, float, Op::max>, Case<double, double, Op::max>, Case<__half, __half, Op::max>,
-    Case<__nv_bfloat16, __nv_bfloat16, Op::max>>;
+// One test per (case, pipeline), named Matrix_<Op>_<In>[_<Out>].<Pipeline>, so CTest can run
+// them in parallel and a failure names its case.
+#define GPUREDUCE_MATRIX_TESTS(NAME, ...)                                                   \
+  TEST(Matrix_##NAME, TwoKernel) { Matrix<__VA_ARGS__>().run_pipeline(Pipeline::two_kernel); } \
+  TEST(Matrix_##NAME, LastBlock) { Matrix<__VA_ARGS__>().run_pipeline(Pipeline::last_block); } \
+  TEST(Matrix_##NAME, Atomic) { Matrix<__VA_ARGS__>().run_pipeline(Pipeline::atomic); }
 
-struct CaseNames {
-  template <class C>
-  static std::string GetName(int) {
-    std::string name = C::name();
-    for (char& c : name)
-      if (c == '<' || c == '>' || c == ',') c = '_';
-    return name;
-  }
-};
-TYPED_TEST_SUITE(Matrix, Cases, CaseNames);
-
-TYPED_TEST(Matrix, TwoKernel) { this->run_pipeline(Pipeline::two_kernel); }
-TYPED_TEST(Matrix, LastBlock) { this->run_pipeline(Pipeline::last_block); }
-TYPED_TEST(Matrix, Atomic) { this->run_pipeline(Pipeline::atomic); }
+GPUREDUCE_MATRIX_TESTS(Sum_int32, Case<std::int32_t, std::int32_t, Op::sum>)
+GPUREDUCE_MATRIX_TESTS(Sum_uint32, Case<std::uint32_t, std::uint32_t, Op::sum>)
+GPUREDUCE_MATRIX_TESTS(Sum_int64, Case<std::int64_t, std::int64_t, Op::sum>)
+GPUREDUCE_MATRIX_TESTS(Sum_uint64, Case<std::uint64_t, std::uint64_t, Op::sum>)
+GPUREDUCE_MATRIX_TESTS(Sum_float, Case<float, float, Op::sum>)
+GPUREDUCE_MATRIX_TESTS(Sum_double, Case<double, double, Op::sum>)
+GPUREDUCE_MATRIX_TESTS(Sum_half_float, Case<__half, float, Op::sum>)
+GPUREDUCE_MATRIX_TESTS(Sum_bfloat16_float, Case<__nv_bfloat16, float, Op::sum>)
+GPUREDUCE_MATRIX_TESTS(Min_int32, Case<std::int32_t, std::int32_t, Op::min>)
+GPUREDUCE_MATRIX_TESTS(Min_uint32, Case<std::uint32_t, std::uint32_t, Op::min>)
+GPUREDUCE_MATRIX_TESTS(Min_int64, Case<std::int64_t, std::int64_t, Op::min>)
+GPUREDUCE_MATRIX_TESTS(Min_uint64, Case<std::uint64_t, std::uint64_t, Op::min>)
+GPUREDUCE_MATRIX_TESTS(Min_float, Case<float, float, Op::min>)
+GPUREDUCE_MATRIX_TESTS(Min_double, Case<double, double, Op::min>)
+GPUREDUCE_MATRIX_TESTS(Min_half, Case<__half, __half, Op::min>)
+GPUREDUCE_MATRIX_TESTS(Min_bfloat16, Case<__nv_bfloat16, __nv_bfloat16, Op::min>)
+GPUREDUCE_MATRIX_TESTS(Max_int32, Case<std::int32_t, std::int32_t, Op::max>)
+GPUREDUCE_MATRIX_TESTS(Max_uint32, Case<std::uint32_t, std::uint32_t, Op::max>)
+GPUREDUCE_MATRIX_TESTS(Max_int64, Case<std::int64_t, std::int64_t, Op::max>)
+GPUREDUCE_MATRIX_TESTS(Max_uint64, Case<std::uint64_t, std::uint64_t, Op::max>)
+GPUREDUCE_MATRIX_TESTS(Max_float, Case<float, float, Op::max>)
+GPUREDUCE_MATRIX_TESTS(Max_double, Case<double, double, Op::max>)
+GPUREDUCE_MATRIX_TESTS(Max_half, Case<__half, __half, Op::max>)
+GPUREDUCE_MATRIX_TESTS(Max_bfloat16, Case<__nv_bfloat16, __nv_bfloat16, Op::max>)
 
 // Block sizes and capped grids: every strategy x pipeline with each legal block size (cub_block:
 // its policy's) and with grids forced down to 1 and 3 blocks, so blocks loop over many tiles.
