@@ -24,8 +24,40 @@ cudaError_t fail(cudaError_t code, const char* message) {
 
 cudaError_t check(cudaError_t code, const char* what) {
   if (code == cudaSuccess) return code;
+  (void)cudaGetLastError();  // returned to the caller here: do not leave it for their next call
   last_error = std::string(what) + ": " + cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")";
   return code;
+}
+
+cudaError_t check_device_accessible(const void* pointer, const char* what) {
+  cudaPointerAttributes attributes{};
+  const cudaError_t error = cudaPointerGetAttributes(&attributes, pointer);
+  if (error != cudaSuccess) {
+    (void)cudaGetLastError();  // consume it: a rejected argument must not leave a sticky error
+    last_error = std::string("gpureduce: ") + what + " is not a pointer CUDA knows (" +
+                 cudaGetErrorString(error) + ")";
+    return cudaErrorInvalidValue;
+  }
+  const bool readable = attributes.type == cudaMemoryTypeDevice ||
+                        attributes.type == cudaMemoryTypeManaged ||
+                        (attributes.type == cudaMemoryTypeHost && attributes.devicePointer != nullptr);
+  if (!readable) {
+    last_error = std::string("gpureduce: ") + what +
+                 " is not device-accessible memory (pageable host memory, or freed): use "
+                 "cudaMalloc, cudaMallocManaged or mapped pinned memory";
+    return cudaErrorInvalidValue;
+  }
+  return cudaSuccess;
+}
+
+bool pointer_check_enabled(int pointer_check) {
+  if (pointer_check == int(PointerCheck::on)) return true;
+  if (pointer_check == int(PointerCheck::off)) return false;
+#ifdef NDEBUG
+  return false;
+#else
+  return true;
+#endif
 }
 
 namespace {

@@ -39,6 +39,12 @@ enum class Pipeline {
   automatic
 };
 
+// Whether a call checks, before launching, that d_in, d_out and d_temp_storage are memory the GPU
+// can read (cudaPointerGetAttributes): it catches pageable host and freed pointers with
+// cudaErrorInvalidValue instead of a fault that would break the CUDA context. build_default: on in
+// Debug builds of the library, off in Release builds (README: what it costs).
+enum class PointerCheck { build_default, on, off };
+
 struct Options {
   Strategy strategy = Strategy::automatic;
   Pipeline pipeline = Pipeline::automatic;
@@ -50,6 +56,7 @@ struct Options {
   // once after allocating it and use it only for gpureduce calls since; every launch that uses the
   // counter leaves it at zero. Then the call is a single kernel launch.
   bool temp_storage_zeroed = false;
+  PointerCheck pointer_check = PointerCheck::build_default;
 };
 
 // What a call would launch: the resolved strategy, pipeline and sizes (see DeviceReduce::Plan*).

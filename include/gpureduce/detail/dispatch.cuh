@@ -91,6 +91,10 @@ cudaError_t run_rung(const Request<P>& r) {
       return fail(cudaErrorInvalidValue,
                   "gpureduce: cub_block runs CUB's policy and needs its block size "
                   "(Options::block_threads = 0 or the policy's value, 256 on sm_90)");
+    if (info.block_threads != BLOCK)
+      return fail(cudaErrorInvalidValue,
+                  "gpureduce: cub_block is built for CUB's 256-thread policies; this device's "
+                  "CUB policy uses another block size");
     block_threads = info.block_threads;
     items_per_thread = info.tile_items / info.block_threads;
     useful_blocks = useful_blocks_any_alignment =
@@ -128,9 +132,9 @@ cudaError_t run_rung(const Request<P>& r) {
   const std::int64_t sizing_grid = clamp_grid(useful_blocks_any_alignment);
   const TempLayout layout =
       temp_layout(sizing_grid, block_threads, sizeof(Accum), Rung::kUsesGlobalScratch);
-  const bool uses_counter = pipeline != Pipeline::two_kernel;
+  const bool uses_counter = pipeline != Pipeline::two_kernel && grid > 1;
   const bool zero_counter = uses_counter && !r.options.temp_storage_zeroed && n > 0;
-  const bool second_kernel = pipeline == Pipeline::two_kernel && n > 0;
+  const bool second_kernel = pipeline == Pipeline::two_kernel && n > 0 && grid > 1;
 
   if (r.plan) {
     r.plan->strategy = r.options.strategy;
@@ -201,7 +205,7 @@ cudaError_t run_strategy(const Request<P>& r) {
       return run_block_template_rung<MultiElementRung>(r, TemplateBlockSizes{});
     case Strategy::warp_shuffle: return run_rung<WarpShuffleRung, 0>(r);
     case Strategy::vectorized: return run_rung<VectorizedRung, 0>(r);
-    case Strategy::cub_block: return run_rung<CubBlockRung, 0>(r);
+    case Strategy::cub_block: return run_rung<CubBlockRung, kCubBlockThreads>(r);
     default: return fail(cudaErrorInvalidValue, "gpureduce: unknown strategy");
   }
 }
@@ -227,6 +231,8 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
   if (num_items < 0) return fail(cudaErrorInvalidValue, "gpureduce: num_items is negative");
   if (!is_valid(options.strategy)) return fail(cudaErrorInvalidValue, "gpureduce: invalid Options::strategy");
   if (!is_valid(options.pipeline)) return fail(cudaErrorInvalidValue, "gpureduce: invalid Options::pipeline");
+  if (int(options.pointer_check) < 0 || int(options.pointer_check) > int(PointerCheck::off))
+    return fail(cudaErrorInvalidValue, "gpureduce: invalid Options::pointer_check");
   const int bt = options.block_threads;
   if (bt != 0 && (bt < 32 || bt > 1024 || (bt & (bt - 1)) != 0))
     return fail(cudaErrorInvalidValue,
@@ -240,6 +246,12 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
       if (d_out == nullptr) return fail(cudaErrorInvalidValue, "gpureduce: d_out is null");
       if (d_in == nullptr && num_items > 0)
         return fail(cudaErrorInvalidValue, "gpureduce: d_in is null and num_items > 0");
+      if (pointer_check_enabled(int(options.pointer_check))) {
+        cudaError_t error = check_device_accessible(d_out, "d_out");
+        if (error == cudaSuccess && num_items > 0) error = check_device_accessible(d_in, "d_in");
+        if (error == cudaSuccess) error = check_device_accessible(d_temp_storage, "d_temp_storage");
+        if (error != cudaSuccess) return error;
+      }
     }
   }
 

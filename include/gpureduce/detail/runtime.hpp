@@ -13,6 +13,13 @@ cudaError_t fail(cudaError_t code, const char* message);
 // cudaSuccess passes through; anything else is recorded as "<what>: <CUDA's description>".
 cudaError_t check(cudaError_t code, const char* what);
 
+// cudaSuccess if `pointer` is memory the current device can read: device, managed or mapped
+// pinned host memory. Pageable host memory, freed or foreign pointers fail with
+// cudaErrorInvalidValue and a message naming `what` (e.g. "d_in").
+cudaError_t check_device_accessible(const void* pointer, const char* what);
+// Whether a call with this setting checks its pointers (build_default: !NDEBUG of the library).
+bool pointer_check_enabled(int pointer_check);
+
 // Multiprocessor count of `device`, cached.
 cudaError_t multiprocessor_count(int device, int& count);
 // cudaOccupancyMaxActiveBlocksPerMultiprocessor, cached per (device, kernel, threads, smem).

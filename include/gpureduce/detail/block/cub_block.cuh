@@ -21,6 +21,10 @@
 
 namespace gpureduce::detail {
 
+// Every CUB 3.0.1 reduce policy up to sm_90 uses 256 threads (Policy500/Policy600 in
+// tuning_reduce.cuh); the kernel is compiled with that bound, as CUB's own is.
+inline constexpr int kCubBlockThreads = 256;
+
 // cub::DeviceReduce's offset type for an int64 num_items (choose_offset_t<int64_t>).
 using CubOffset = unsigned long long;
 

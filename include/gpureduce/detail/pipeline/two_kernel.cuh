@@ -1,6 +1,7 @@
 // The two_kernel pipeline, as CUB does it: the first kernel writes one partial per block; a second
 // kernel of one block reduces the partials, in index order with the same rung. The kernel boundary
-// is the only synchronisation, so no counter and nothing to re-arm.
+// is the only synchronisation, so no counter and nothing to re-arm. A grid of one block (small n)
+// needs no second kernel.
 #pragma once
 
 #include "problem.cuh"
@@ -10,7 +11,9 @@ namespace gpureduce::detail {
 template <class P>
 __device__ __forceinline__ void two_kernel_epilogue(const KernelArgs<P>& args,
                                                     const typename P::Accum& partial) {
-  if (threadIdx.x == 0) args.partials[blockIdx.x] = partial;
+  if (threadIdx.x != 0) return;
+  if (gridDim.x == 1) write_result(args, partial);  // one block: its partial is the answer (as CUB's single-tile kernel)
+  else args.partials[blockIdx.x] = partial;
 }
 
 }  // namespace gpureduce::detail
