@@ -20,8 +20,8 @@ void enqueue_sum(benchmark::State& state, gpureduce::PointerCheck check) {
   std::size_t bytes = 0;
   gpureduce::Options options;
   options.pointer_check = check;
-  if (cudaMalloc(&d_in, std::size_t(n) * sizeof(float)) != cudaSuccess ||
-      cudaMalloc(&d_out, sizeof(float)) != cudaSuccess ||
+  if (cudaMalloc(reinterpret_cast<void**>(&d_in), std::size_t(n) * sizeof(float)) != cudaSuccess ||
+      cudaMalloc(reinterpret_cast<void**>(&d_out), sizeof(float)) != cudaSuccess ||
       cudaMemset(d_in, 0x3c, std::size_t(n) * sizeof(float)) != cudaSuccess ||  // 0x3c3c3c3c: 0.0115f, not zero
       gpureduce::DeviceReduce::Sum(nullptr, bytes, d_in, d_out, n, nullptr, options) != cudaSuccess ||
       cudaMalloc(&d_temp, bytes) != cudaSuccess) {
