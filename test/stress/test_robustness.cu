@@ -174,35 +174,55 @@ TEST(Memory, ManagedAndMappedPinnedInputs) {
   CUDA_OK(cudaFreeHost(pinned));
 }
 
-// A failure at launch time (here: work issued to the legacy default stream while another stream
-// captures in global mode, which CUDA refuses) comes back as the call's error with a message, and
-// no error is left for the caller's next CUDA call.
-TEST(LaunchErrors, ReturnedNotLeftSticky) {
+// A launch configuration the device cannot run comes back as the call's error with a message, and
+// no error is left for the caller's next CUDA call. Forced through Options: a 64-byte accumulator
+// with 1024 threads needs 64 KiB of dynamic shared memory per block for the tree, above the 48 KiB
+// a kernel gets without opting in; 256 threads (16 KiB) run, and give the exact answer.
+struct Wide {
+  float v[16];
+};
+struct WideAdd {
+  __host__ __device__ Wide operator()(const Wide& a, const Wide& b) const {
+    Wide r;
+    for (int i = 0; i < 16; ++i) r.v[i] = a.v[i] + b.v[i];
+    return r;
+  }
+};
+__global__ void fill_wide(Wide* out, std::int64_t n, std::uint64_t seed) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    for (int k = 0; k < 16; ++k) out[i].v[k] = float(int(mix64(seed ^ std::uint64_t(i * 16 + k)) % 7) - 3);
+}
+
+TEST(LaunchErrors, ImpossibleConfigurationReturnedNotLeftSticky) {
   REQUIRE_GPU();
-  const std::int64_t n = 100'000;
-  DeviceBuffer<std::int64_t> in{std::size_t(n)}, out{1};
-  CUDA_OK(fill_random(in.get(), n, fresh_seed(), Fill::random));
-  Options options{Strategy::automatic, Pipeline::last_block};
-  options.pointer_check = PointerCheck::off;
+  const std::int64_t n = 100'003;
+  const std::uint64_t seed = fresh_seed();
+  DeviceBuffer<Wide> in{std::size_t(n)}, out{1};
+  fill_wide<<<256, 256>>>(in.get(), n, seed);
+  CUDA_OK(cudaGetLastError());
+  const Wide zero{};
+  Options impossible{Strategy::sequential, Pipeline::two_kernel, 1024};
   std::size_t bytes = 0;
-  CUDA_OK(DeviceReduce::Sum(nullptr, bytes, in.get(), out.get(), n, nullptr, options));
-  DeviceBuffer<unsigned char> temp(bytes);
-  CUDA_OK(cudaDeviceSynchronize());
-  cudaStream_t capturing;
-  CUDA_OK(cudaStreamCreateWithFlags(&capturing, cudaStreamNonBlocking));
-  CUDA_OK(cudaStreamBeginCapture(capturing, cudaStreamCaptureModeGlobal));
-  const cudaError_t error = DeviceReduce::Sum(temp.get(), bytes, in.get(), out.get(), n, nullptr, options);
-  cudaGraph_t graph = nullptr;
-  (void)cudaStreamEndCapture(capturing, &graph);  // invalidated by the refused call; that is expected
-  if (graph) cudaGraphDestroy(graph);
-  (void)cudaGetLastError();  // the capture's own error, not ours
+  const cudaError_t error = Reduce(nullptr, bytes, in.get(), out.get(), n, WideAdd{}, zero, nullptr, impossible);
   EXPECT_NE(error, cudaSuccess);
   EXPECT_NE(std::string(last_error_message()).find("gpureduce"), std::string::npos) << last_error_message();
-  CUDA_OK(cudaStreamDestroy(capturing));
-  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
-  std::int64_t result = 0;
-  ASSERT_TRUE((run_gpureduce<SumI64>(in.get(), n, options, result)));
-  EXPECT_EQ(result, cub_sum(in.get(), n));
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "an error was left behind";
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+
+  const Options possible{Strategy::sequential, Pipeline::two_kernel, 256};
+  ASSERT_EQ(Reduce(nullptr, bytes, in.get(), out.get(), n, WideAdd{}, zero, nullptr, possible), cudaSuccess)
+      << last_error_message();
+  DeviceBuffer<unsigned char> temp(bytes);
+  ASSERT_EQ(Reduce(temp.get(), bytes, in.get(), out.get(), n, WideAdd{}, zero, nullptr, possible), cudaSuccess)
+      << last_error_message();
+  CUDA_OK(cudaDeviceSynchronize());
+  const Wide result = copy_to_host(out.get());
+  for (int k = 0; k < 16; ++k) {
+    std::int64_t expected = 0;
+    for (std::int64_t i = 0; i < n; ++i) expected += std::int64_t(mix64(seed ^ std::uint64_t(i * 16 + k)) % 7) - 3;
+    EXPECT_EQ(double(result.v[k]), double(expected)) << "lane " << k;
+  }
 }
 
 }  // namespace
