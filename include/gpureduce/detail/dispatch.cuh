@@ -256,6 +256,9 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
   }
 
   Options resolved = options;
+  if (resolved.strategy == Strategy::automatic && resolved.grid_blocks == 0 &&
+      static_cast<unsigned long long>(num_items) * sizeof(In) <= kAutomaticSingleBlockBytes)
+    resolved.grid_blocks = 1;
   if (resolved.strategy == Strategy::automatic) resolved.strategy = kAutomaticStrategy;
   if (resolved.pipeline == Pipeline::automatic) resolved.pipeline = kAutomaticPipeline;
   if (resolved.block_threads == 0 && resolved.strategy != Strategy::cub_block)

@@ -27,38 +27,26 @@ inline constexpr bool is_sum_op_v = false;
 template <class T>
 inline constexpr bool is_sum_op_v<::cuda::std::plus<T>> = true;
 
-struct MinOp {
+// Min (kMin) or Max: NaN wins, and -0 orders below +0 so that ties between zeros do not depend on
+// the order of evaluation.
+template <bool kMin>
+struct ExtremumOp {
   template <class T>
   __host__ __device__ T operator()(const T& a, const T& b) const {
     using traits = value_traits<T>;
     if constexpr (traits::is_floating) {
       if (traits::is_nan(a)) return a;
       if (traits::is_nan(b)) return b;
-      auto wa = traits::widen(a), wb = traits::widen(b);
-      if (wb < wa) return b;
-      if (wa < wb) return a;
-      return ordered_key<T>::encode(b) < ordered_key<T>::encode(a) ? b : a;  // -0 before +0
+      const auto wa = traits::widen(a), wb = traits::widen(b);
+      if (wa != wb) return ((wb < wa) == kMin) ? b : a;
+      const bool b_below = ordered_key<T>::encode(b) < ordered_key<T>::encode(a);  // -0 below +0
+      return (b_below == kMin) ? b : a;
     } else {
-      return b < a ? b : a;
+      return ((b < a) == kMin) ? b : a;  // ties keep a, as the order-independent choice
     }
   }
 };
-
-struct MaxOp {
-  template <class T>
-  __host__ __device__ T operator()(const T& a, const T& b) const {
-    using traits = value_traits<T>;
-    if constexpr (traits::is_floating) {
-      if (traits::is_nan(a)) return a;
-      if (traits::is_nan(b)) return b;
-      auto wa = traits::widen(a), wb = traits::widen(b);
-      if (wa < wb) return b;
-      if (wb < wa) return a;
-      return ordered_key<T>::encode(a) < ordered_key<T>::encode(b) ? b : a;  // +0 above -0
-    } else {
-      return a < b ? b : a;
-    }
-  }
-};
+using MinOp = ExtremumOp<true>;
+using MaxOp = ExtremumOp<false>;
 
 }  // namespace gpureduce::detail

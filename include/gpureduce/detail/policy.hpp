@@ -29,5 +29,10 @@ constexpr StrategyPolicy policy_for(Strategy strategy) {
 // What `automatic` resolves to until issue 4 tunes it per device and size.
 constexpr Strategy kAutomaticStrategy = Strategy::vectorized;
 constexpr Pipeline kAutomaticPipeline = Pipeline::last_block;
+// Up to this many input bytes `automatic` uses one block: one launch, no counter, no memset. 16 KiB
+// is CUB's own single-tile limit for 4-byte items on sm_90 (256 threads x 16 items), below which
+// CUB also launches a single block; at 4096 floats the multi-block path measured 1.28-1.31x CUB's
+// time on an H200 (benchmark/results, 2026-11-21), all of it launch and counter overhead.
+constexpr unsigned long long kAutomaticSingleBlockBytes = 16 * 1024;
 
 }  // namespace gpureduce::detail

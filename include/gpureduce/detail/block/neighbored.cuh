@@ -12,14 +12,7 @@ struct NeighboredRung : RungDefaults<NeighboredRung> {
   template <int BLOCK, class Accum, class Reader, class Op>
   __device__ static Accum reduce(Reader read, std::int64_t n, std::int64_t rank,
                                  std::int64_t blocks, Op op, Accum* shared, Accum*) {
-    auto tree = [](Accum* buffer, int valid, Op op_) {
-      const int tid = int(threadIdx.x);
-      for (int stride = 1; stride < int(blockDim.x); stride *= 2) {
-        if (tid % (2 * stride) == 0 && tid + stride < valid)
-          buffer[tid] = op_(buffer[tid], buffer[tid + stride]);
-        __syncthreads();
-      }
-    };
+    auto tree = [](Accum* buffer, int valid, Op op_) { interleaved_steps(buffer, valid, op_); };
     return reduce_tiles<1>(read, n, rank, blocks, op, shared, tree);
   }
 };

@@ -43,6 +43,17 @@ __device__ __forceinline__ Accum reduce_tiles(Reader read, std::int64_t n, std::
   return aggregate;
 }
 
+// Interleaved pairs (seed 004 R0-R2): slot tid % (2s) == 0 takes slot tid + s; divergent by design.
+// Shared by global_memory (buffer in global memory) and neighbored (buffer in shared memory).
+template <class Accum, class Op>
+__device__ __forceinline__ void interleaved_steps(Accum* buffer, int valid, Op op) {
+  const int tid = int(threadIdx.x);
+  for (int stride = 1; stride < int(blockDim.x); stride *= 2) {
+    if (tid % (2 * stride) == 0 && tid + stride < valid) buffer[tid] = op(buffer[tid], buffer[tid + stride]);
+    __syncthreads();  // for a global buffer this also makes the block's writes visible to the block
+  }
+}
+
 // Sequential addressing (seed 004 R3): the lower half adds the upper half, halving each step.
 // Shared by sequential, first_add and the upper steps of unroll_last_warp.
 template <class Accum, class Op>
