@@ -15,6 +15,10 @@ namespace gpureduce::detail {
 template <int BLOCK>
 inline constexpr int kMaxThreadsFor = BLOCK > 0 ? BLOCK : 1024;
 
+// The rung's occupancy floor for this operator (cub_block: CUB's occupancy for sums).
+template <class Rung, class P>
+inline constexpr int kMinBlocksFor = Rung::template min_blocks_per_sm<typename P::Op>();
+
 template <class P>
 __device__ __forceinline__ typename P::Accum* dynamic_shared() {
   extern __shared__ __align__(16) unsigned char dynamic_shared_bytes[];
@@ -23,7 +27,8 @@ __device__ __forceinline__ typename P::Accum* dynamic_shared() {
 
 // First pass: every block reduces its share of the input, then the pipeline's epilogue runs.
 template <class Rung, int BLOCK, class P>
-__global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>) reduce_input_kernel(KernelArgs<P> args) {
+__global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>, kMinBlocksFor<Rung, P>)
+    reduce_input_kernel(KernelArgs<P> args) {
   using Accum = typename P::Accum;
   if (args.num_items == 0) {  // grid is one block; nothing to count
     if (threadIdx.x == 0) write_empty_result(args);
@@ -43,7 +48,7 @@ __global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>) reduce_input_kernel(Ker
 
 // Second pass of two_kernel: one block reduces the first pass's partials.
 template <class Rung, int BLOCK, class P>
-__global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>)
+__global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>, kMinBlocksFor<Rung, P>)
     reduce_partials_kernel(KernelArgs<P> args, int num_partials) {
   using Accum = typename P::Accum;
   const Accum total = Rung::template reduce<BLOCK, Accum>(

@@ -16,6 +16,9 @@ struct RungDefaults {
   static constexpr bool kBlockIsTemplate = false;  // BLOCK template parameter must equal blockDim.x
   static constexpr bool kUsesGlobalScratch = false;
   static constexpr bool kFixedBlockThreads = false;  // only one block size (cub_block)
+  // __launch_bounds__ occupancy floor, per operator.
+  template <class Op>
+  static constexpr int min_blocks_per_sm() { return 1; }
 
   // Blocks that can own work: with more, some block would have no element.
   static std::int64_t max_useful_blocks(std::int64_t n, int block_threads, std::uintptr_t,
