@@ -25,7 +25,7 @@ bin=$build/test/gpureduce_gpu_tests
 subset='Matrix_Sum_float.*:Matrix_Min_half.*:Matrix_Sum_int64.*:Matrix_Sum_half_float.*:Semantics.*:BadInput.*:TemplateHeader.*:CubOrder.*'
 small='Matrix_Sum_float.*:Matrix_Max_double.*:BlockAndGrid.FloatSumSmallIntegers'
 [ "${GPUREDUCE_SKIP_SANITIZERS:-0}" = 1 ] && exit $status
-for tool in memcheck racecheck synccheck initcheck; do
+for tool in ${GPUREDUCE_SANITIZERS:-memcheck racecheck synccheck initcheck}; do
   step "compute-sanitizer $tool"
   filter=$subset; cap=70000
   [ "$tool" != memcheck ] && { filter=$small; cap=5000; }
