@@ -22,7 +22,6 @@ __device__ __forceinline__ void unrolled_tree(Accum* buffer, int valid, Op op) {
 
 struct CompleteUnrollRung : RungDefaults<CompleteUnrollRung> {
   static constexpr int kLoadsPerThread = 2;
-  static constexpr bool kBlockIsTemplate = true;
 
   template <int BLOCK, class Accum, class Reader, class Op>
   __device__ static Accum reduce(Reader read, std::int64_t n, std::int64_t rank,

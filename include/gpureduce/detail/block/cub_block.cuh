@@ -69,7 +69,6 @@ cudaError_t cub_policy_info(CubPolicyInfo& info) {
 }
 
 struct CubBlockRung : RungDefaults<CubBlockRung> {
-  static constexpr bool kFixedBlockThreads = true;
   // CUB's DeviceReduceKernel<float> compiles to 32 registers on sm_90: 8 blocks of 256 threads per
   // SM, and CUB sizes the grid from that. Left free, our kernel (CUB's body plus the last-block
   // pass) took 40 registers, so 6 blocks per SM: the same grid in more waves, 5-13% slower than

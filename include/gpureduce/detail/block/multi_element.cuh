@@ -11,7 +11,6 @@ namespace gpureduce::detail {
 
 struct MultiElementRung : RungDefaults<MultiElementRung> {
   static constexpr int kLoadsPerThread = 2;
-  static constexpr bool kBlockIsTemplate = true;
 
   template <int BLOCK, class Accum, class Reader, class Op>
   __device__ static Accum reduce(Reader read, std::int64_t n, std::int64_t rank,

@@ -1,6 +1,7 @@
 // What every rung declares besides its device function `reduce`: how many elements a thread loads
-// per iteration (which fixes how many blocks can have work), the shared memory it needs, and
-// whether it needs a global-memory scratch buffer or a block size fixed at compile time.
+// per iteration (which fixes how many blocks can have work), the shared memory it needs, whether
+// it needs a global-memory scratch buffer, and its occupancy floor. (Rungs whose block size is a
+// template parameter are routed by dispatch's TemplateBlockSizes; cub_block by its policy.)
 #pragma once
 
 #include <cstddef>
@@ -13,9 +14,7 @@ namespace gpureduce::detail {
 template <class Rung>
 struct RungDefaults {
   static constexpr int kLoadsPerThread = 1;       // elements per thread per tile or iteration
-  static constexpr bool kBlockIsTemplate = false;  // BLOCK template parameter must equal blockDim.x
   static constexpr bool kUsesGlobalScratch = false;
-  static constexpr bool kFixedBlockThreads = false;  // only one block size (cub_block)
   // __launch_bounds__ occupancy floor, per operator.
   template <class Op>
   static constexpr int min_blocks_per_sm() { return 1; }
