@@ -2,15 +2,26 @@
 """Turns gpureduce_bench's Google Benchmark JSON into the files kept in benchmark/results/.
 
     report.py BENCH.json --device h100 --date 2026-11-22 --out benchmark/results \
-        [--command "the exact command used"] [--ladder ladder-f32.txt ...]
+        [--command "the exact command used"] [--ladder ladder-f32.txt ...] [--overhead overhead.txt]
 
 writes, in --out:
     <device>-<date>.json  the input, copied as it is
-    <device>-<date>.csv   device,type,op,n,contender,time_us,gbps: one row per measured case
-    <device>-<date>.md    per case: n, us, GB/s, % of peak and time relative to CUB for every
-                          contender, L2-resident sizes marked; automatic vs CUB per n; the ladder
-                          outputs given with --ladder, verbatim
-    <device>-<date>.png   GB/s against n (log x), one line per contender, one panel per case
+    <device>-<date>.csv   device,type,op,n,contender,time_us,gbps,mode: one row per measured case;
+                          mode is stream (one call between events) or graph (graph/... names: per
+                          reduction, 100 reductions per CUDA graph replay)
+    <device>-<date>.md    automatic vs CUB per n (stream, with automatic's launch plan; then graph),
+                          with the floor (the `floor` contender's empty launch + the input bytes at
+                          the theoretical bandwidth) and floor / CUB where the JSON has `floor`;
+                          the ladder outputs given with --ladder and gpureduce_overhead's output
+                          given with --overhead, verbatim; per case: n, us, p10-p90,
+                          GB/s, % of peak and time relative to CUB for every contender, L2-resident
+                          sizes marked
+    <device>-<date>.png   GB/s against n (log x), one line per contender, one panel per case and mode
+
+Times are the median of the iterations (the median_us counter) where the JSON has it, else Google
+Benchmark's real_time (a mean); GB/s and % of peak follow the same time. JSON from before those
+counters (e.g. results/h200-2026-11-21.json) still reads: every time is then the mean, and without
+`floor` entries the floor columns are left out.
 
 The CSV and Markdown need only the standard library; the plot needs matplotlib, imported last so
 the other files are written even where it is missing (the script then exits 3 and says so).
@@ -26,25 +37,51 @@ import sys
 from collections import OrderedDict
 
 TIME_UNIT_TO_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
+# Bytes per input element, by the type names in benchmark names.
+ELEM_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "i32": 4, "u32": 4, "f64": 8, "i64": 8, "u64": 8}
+# The contender that is no reduction: one empty kernel launch per call (gpureduce_bench's floor).
+FLOOR = "floor"
 # Suffixes Google Benchmark appends to a benchmark's name; none of them is part of the case.
 NAME_SUFFIXES = re.compile(r"(/manual_time|/real_time|/min_time:[^/]*|/repeats:[^/]*|/iterations:[^/]*|/threads:[^/]*)+$")
 
 
+# The label part gpureduce_bench writes for gpureduce contenders: "plan: <text>" up to the next ';'.
+PLAN_IN_LABEL = re.compile(r"(?:^|;\s*)plan: ([^;]+)")
+
+
 def parse_name(name):
-    """'sum/f32/n:1024/vectorized/last_block/manual_time' -> ('sum', 'f32', 1024, 'vectorized/last_block')."""
+    """'sum/f32/n:1024/vectorized/last_block/manual_time' -> ('stream', 'sum', 'f32', 1024, 'vectorized/last_block');
+    'graph/sum/f32/n:1024/cub/min_time:0.002/manual_time' -> ('graph', 'sum', 'f32', 1024, 'cub')."""
     base = NAME_SUFFIXES.sub("", name)
     parts = base.split("/")
+    mode = "stream"
+    if parts and parts[0] == "graph":
+        mode, parts = "graph", parts[1:]
     if len(parts) < 4 or not parts[2].startswith("n:"):
         return None
     try:
         n = int(parts[2][2:])
     except ValueError:
         return None
-    return parts[0], parts[1], n, "/".join(parts[3:])
+    return mode, parts[0], parts[1], n, "/".join(parts[3:])
+
+
+def plan_of(b):
+    """The launch plan of a gpureduce contender: the label's text, else built from the plan_*
+    counters, else None (CUB, Thrust, or JSON from before plans were recorded)."""
+    m = PLAN_IN_LABEL.search(b.get("label", ""))
+    if m:
+        return m.group(1).strip()
+    if "plan_grid" in b:
+        launches = int(b.get("plan_launches", 0))
+        return "grid %d x %d, %d items/thread, %d launch%s" % (
+            b["plan_grid"], b.get("plan_block", 0), b.get("plan_items_per_thread", 0),
+            launches, "" if launches == 1 else "es")
+    return None
 
 
 def load_results(data):
-    """One result per (op, type, n, contender): the median aggregate when the run used
+    """One result per (mode, op, type, n, contender): the median aggregate when the run used
     repetitions, else the mean of its iteration entries. Errors are kept, marked."""
     grouped = OrderedDict()
     for b in data.get("benchmarks", []):
@@ -61,26 +98,50 @@ def load_results(data):
             entry["iterations"].append(b)
 
     results = []
-    for (op, typ, n, contender), e in grouped.items():
-        row = {"op": op, "type": typ, "n": n, "contender": contender, "error": e["error"]}
+    for (mode, op, typ, n, contender), e in grouped.items():
+        row = {"mode": mode, "op": op, "type": typ, "n": n, "contender": contender, "error": e["error"]}
         picked = [e["median"]] if e["median"] else e["iterations"]
         if picked and not e["error"]:
             def mean(f):
                 return sum(f(b) for b in picked) / len(picked)
-            row["time_us"] = mean(lambda b: b["real_time"] * TIME_UNIT_TO_US[b.get("time_unit", "ns")])
-            row["gbps"] = mean(lambda b: b.get("bytes_per_second", 0.0)) / 1e9
-            pct = [b["pct_peak_bw"] for b in picked if "pct_peak_bw" in b]
+
+            def real_us(b):
+                return b["real_time"] * TIME_UNIT_TO_US[b.get("time_unit", "ns")]
+
+            def time_us(b):  # the median where recorded: one slow iteration does not move it
+                return b["median_us"] if b.get("median_us") else real_us(b)
+
+            # bytes_per_second and pct_peak_bw are Google Benchmark's, from the mean time: rescale
+            # them to the time shown.
+            row["time_us"] = mean(time_us)
+            row["stat"] = "median" if all(b.get("median_us") for b in picked) else "mean"
+            row["gbps"] = mean(lambda b: b.get("bytes_per_second", 0.0) * real_us(b) / time_us(b)) / 1e9
+            pct = [b["pct_peak_bw"] * real_us(b) / time_us(b) for b in picked if "pct_peak_bw" in b]
             row["pct_peak"] = sum(pct) / len(pct) if pct else None
+            p10 = [b["p10_us"] for b in picked if "p10_us" in b]
+            p90 = [b["p90_us"] for b in picked if "p90_us" in b]
+            row["p10_us"] = sum(p10) / len(p10) if p10 else None
+            row["p90_us"] = sum(p90) / len(p90) if p90 else None
             row["l2_resident"] = any(b.get("l2_resident", 0) >= 0.5 for b in picked)
+        plans = [p for p in (plan_of(b) for b in picked) if p]
+        row["plan"] = plans[0] if plans else None
         results.append(row)
     return results
 
 
-def cases_in_order(results):
+def cases_in_order(results, mode=None):
+    """{(op, type): rows} for one mode, or {(mode, op, type): rows} for all when mode is None."""
     cases = OrderedDict()
     for r in results:
-        cases.setdefault((r["op"], r["type"]), []).append(r)
+        if mode is None:
+            cases.setdefault((r["mode"], r["op"], r["type"]), []).append(r)
+        elif r["mode"] == mode:
+            cases.setdefault((r["op"], r["type"]), []).append(r)
     return cases
+
+
+def case_title(mode, op, typ):
+    return "%s%s %s" % ("graph " if mode == "graph" else "", op, typ)
 
 
 def measured(rows):
@@ -94,84 +155,220 @@ def fmt(value, spec):
 def write_csv(path, device, results):
     with open(path, "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
-        w.writerow(["device", "type", "op", "n", "contender", "time_us", "gbps"])
+        # mode last, so readers of the old seven columns by position still work
+        w.writerow(["device", "type", "op", "n", "contender", "time_us", "gbps", "mode"])
         for r in measured(results):
             w.writerow([device, r["type"], r["op"], r["n"], r["contender"],
-                        "%.3f" % r["time_us"], "%.2f" % r["gbps"]])
+                        "%.3f" % r["time_us"], "%.2f" % r["gbps"], r["mode"]])
 
 
 def cub_times(rows):
     return {r["n"]: r["time_us"] for r in measured(rows) if r["contender"] == "cub"}
 
 
-def summary_lines(case, rows):
-    """automatic vs CUB per n: the numbers the results' closing note quotes."""
+def peak_bytes_per_second(context):
+    """The theoretical DRAM bandwidth gpureduce_bench recorded ("4814.3 GB/s"), in B/s; None when
+    missing or "unknown"."""
+    m = re.match(r"\s*([0-9.]+)\s*GB/s", context.get("gpu_peak_bandwidth", ""))
+    return float(m.group(1)) * 1e9 if m and float(m.group(1)) > 0 else None
+
+
+def has_floor(rows):
+    return any(r["contender"] == FLOOR for r in measured(rows))
+
+
+def mode_has_floor(cases):
+    """Whether any case of a mode has floor times: then all its tables get the floor columns ('-'
+    where missing), else none do (JSON from before the floor contender)."""
+    return any(has_floor(rows) for rows in cases.values())
+
+
+def floor_times(rows, typ, peak):
+    """{n: floor µs}: the floor contender's time at n (one empty launch) plus n elements read once
+    at the theoretical bandwidth; the launch alone where the bandwidth or element size is unknown."""
+    size = ELEM_BYTES.get(typ)
+    out = {}
+    for r in measured(rows):
+        if r["contender"] == FLOOR:
+            read_us = r["n"] * size / peak * 1e6 if size and peak else 0.0
+            out[r["n"]] = r["time_us"] + read_us
+    return out
+
+
+FLOOR_TEXT = (
+    "`floor µs` is the fastest any one-launch reduction could be in this harness: the `floor` "
+    "contender's time at that n (one launch of an empty kernel, 1 block of 32 threads, timed the "
+    "same way in the same run) plus reading the input once at the theoretical DRAM bandwidth "
+    "(%s). `floor / CUB` is that over CUB's time: a target ratio (time / CUB) below it is "
+    "unreachable in this harness on this machine. The read term uses DRAM bandwidth; an input "
+    "marked (L2) may be read from L2 faster than that, so there the true minimum can be somewhat "
+    "below the floor, but at the small sizes the launch term dominates anyway (1M floats, 4 MiB, "
+    "take 0.9 µs at 4.8 TB/s). The `floor` contender's time alone (under Every contender) is a "
+    "bound that assumes no bandwidth at all.")
+
+
+def ratio_cells(by, names, n, cub):
+    """µs and time / CUB for each contender in names at n ('-' where missing, 'error' where it
+    failed: the message is in the Errors section)."""
+    cells = []
+    for name in names:
+        r = by.get((name, n))
+        t = r.get("time_us") if r and not r["error"] else None
+        cells += ["error" if r and r["error"] else fmt(t, ".2f"), fmt(t / cub if t and cub else None, ".2f")]
+    return cells
+
+
+def floor_cells(floors, n, cub):
+    """floor µs and floor / CUB at n ('-' where either is missing)."""
+    f = floors.get(n)
+    return [fmt(f, ".2f"), fmt(f / cub if f is not None and cub else None, ".2f")]
+
+
+def summary_lines(case, rows, peak=None, with_floor=None):
+    """Stream mode, automatic vs CUB per n (the numbers the results' closing note quotes), with the
+    floor (where the JSON has the floor contender) and the launch plan automatic used."""
     op, typ = case
     cub = cub_times(rows)
-    by = {(r["contender"], r["n"]): r for r in measured(rows)}
+    by = {(r["contender"], r["n"]): r for r in rows}
+    plans = {r["n"]: r["plan"] for r in rows if r["contender"] == "automatic/automatic" and r.get("plan")}
+    if with_floor is None:
+        with_floor = has_floor(rows)
+    floors = floor_times(rows, typ, peak) if with_floor else None
     lines = ["### %s %s: automatic vs CUB" % (op, typ), "",
-             "| n | CUB µs | automatic µs | automatic / CUB | +zeroed µs | +zeroed / CUB | thrust µs | thrust / CUB |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| n | CUB µs | automatic µs | automatic / CUB | +zeroed µs | +zeroed / CUB | thrust µs | thrust / CUB |%s automatic plan |"
+             % (" floor µs | floor / CUB |" if floors is not None else ""),
+             "|---:|---:|---:|---:|---:|---:|---:|---:|%s---|" % ("---:|---:|" if floors is not None else "")]
     for n in sorted({r["n"] for r in rows}):
         c = cub.get(n)
-        cells = []
-        for name in ("automatic/automatic", "automatic/automatic+zeroed", "thrust"):
-            r = by.get((name, n))
-            t = r["time_us"] if r else None
-            cells += [fmt(t, ".2f"), fmt(t / c if t and c else None, ".2f")]
+        cells = ratio_cells(by, ("automatic/automatic", "automatic/automatic+zeroed", "thrust"), n, c)
+        if floors is not None:
+            cells += floor_cells(floors, n, c)
+        resident = any(r.get("l2_resident") for r in rows if r["n"] == n)
+        lines.append("| %d%s | %s | %s | %s |" % (n, " (L2)" if resident else "", fmt(c, ".2f"),
+                                                  " | ".join(cells), plans.get(n, "-")))
+    return lines
+
+
+def graph_summary_lines(case, rows, peak=None, with_floor=None):
+    """Graph mode, automatic vs CUB per n: per reduction, replayed 100 to a graph; with the floor
+    (one empty kernel per graph node + the read) where the JSON has the floor contender."""
+    op, typ = case
+    cub = cub_times(rows)
+    by = {(r["contender"], r["n"]): r for r in rows}
+    if with_floor is None:
+        with_floor = has_floor(rows)
+    floors = floor_times(rows, typ, peak) if with_floor else None
+    lines = ["### graph %s %s: automatic vs CUB, per reduction" % (op, typ), "",
+             "| n | CUB µs | automatic µs | automatic / CUB | +zeroed µs | +zeroed / CUB |%s"
+             % (" floor µs | floor / CUB |" if floors is not None else ""),
+             "|---:|---:|---:|---:|---:|---:|%s" % ("---:|---:|" if floors is not None else "")]
+    for n in sorted({r["n"] for r in rows}):
+        c = cub.get(n)
+        cells = ratio_cells(by, ("automatic/automatic", "automatic/automatic+zeroed"), n, c)
+        if floors is not None:
+            cells += floor_cells(floors, n, c)
         resident = any(r.get("l2_resident") for r in rows if r["n"] == n)
         lines.append("| %d%s | %s | %s |" % (n, " (L2)" if resident else "", fmt(c, ".2f"), " | ".join(cells)))
     return lines
 
 
 def case_table_lines(case, rows):
-    op, typ = case
+    mode, op, typ = case
     cub = cub_times(rows)
-    lines = ["### %s %s: every contender" % (op, typ), "",
-             "| n | contender | µs | GB/s | % of peak | time / CUB |", "|---:|---|---:|---:|---:|---:|"]
+    lines = ["### %s: every contender" % case_title(mode, op, typ), "",
+             "| n | contender | µs | p10–p90 µs | GB/s | % of peak | time / CUB |",
+             "|---:|---|---:|---:|---:|---:|---:|"]
     for n in sorted({r["n"] for r in rows}):
         for r in (r for r in rows if r["n"] == n):
             if r["error"]:
-                lines.append("| %d | %s | error: %s | | | |" % (n, r["contender"], r["error"].replace("|", "/")))
+                lines.append("| %d | %s | error: %s | | | | |" % (n, r["contender"], r["error"].replace("|", "/")))
                 continue
             if r.get("time_us") is None:
                 continue
             c = cub.get(n)
-            lines.append("| %d%s | %s | %.2f | %.1f | %s | %s |" % (
-                n, " (L2)" if r.get("l2_resident") else "", r["contender"], r["time_us"], r["gbps"],
-                fmt(r.get("pct_peak"), ".1f"), fmt(r["time_us"] / c if c else None, ".2f")))
+            spread = ("%.2f–%.2f" % (r["p10_us"], r["p90_us"])
+                      if r.get("p10_us") is not None and r.get("p90_us") is not None else "-")
+            reads = r["contender"] != FLOOR  # the empty launch reads nothing: no GB/s
+            lines.append("| %d%s | %s | %.2f | %s | %s | %s | %s |" % (
+                n, " (L2)" if r.get("l2_resident") else "", r["contender"], r["time_us"], spread,
+                fmt(r["gbps"] if reads else None, ".1f"), fmt(r.get("pct_peak") if reads else None, ".1f"),
+                fmt(r["time_us"] / c if c else None, ".2f")))
     return lines
 
 
+def statistic_text(results):
+    """Which time the tables show, in words, from what the JSON had."""
+    stats = {r["stat"] for r in measured(results)}
+    if stats == {"median"}:
+        return ("the median of the timed iterations (counter `median_us`; p10–p90 is the spread "
+                "of the middle 80%)")
+    if stats == {"mean"}:
+        return "Google Benchmark's mean over the timed iterations (this JSON has no `median_us`)"
+    return "the median of the timed iterations where recorded (`median_us`), else Google Benchmark's mean"
+
+
 def write_markdown(path, args, device, context, results):
-    cases = cases_in_order(results)
+    stream_cases = cases_in_order(results, "stream")
+    graph_cases = cases_in_order(results, "graph")
+    peak = peak_bytes_per_second(context)
+    peak_text = ("gpu_peak_bandwidth, %s" % context["gpu_peak_bandwidth"] if peak else
+                 "the bandwidth is unknown in this JSON, so here the floor is the launch alone")
     out = ["# gpureduce benchmarks: %s, %s" % (device, args.date), ""]
     if args.command:
         out += ["Command:", "", "```sh", args.command, "```", ""]
     for key, label in (("versions", "Versions"), ("gpu_peak_bandwidth", "Theoretical bandwidth"),
                        ("gpu_l2_bytes", "L2 bytes"), ("l2_flush", "L2 flush"), ("timing", "Timing"),
-                       ("thrust_note", "Thrust"), ("inputs", "Inputs"), ("input_seed", "Input seed"),
+                       ("graph_timing", "Graph mode"), ("statistics", "Statistics"),
+                       ("floor_note", "Floor"), ("thrust_note", "Thrust"), ("inputs", "Inputs"), ("input_seed", "Input seed"),
                        ("date", "Run at"), ("host_name", "Host")):
         if key in context:
             out.append("- %s: %s" % (label, context[key]))
     out += ["",
-            "Times are GPU time from CUDA events, in µs; GB/s counts input bytes read (1 GB = 1e9 B); "
-            "`time / CUB` below 1 means faster than `cub::DeviceReduce`. Sizes marked (L2) fit in "
-            "the L2 cache and were not flushed: their GB/s is cache bandwidth, not HBM.", "",
-            "## Automatic vs CUB", ""]
-    for case, rows in cases.items():
-        out += summary_lines(case, rows) + [""]
+            "Times are GPU time from CUDA events, in µs: %s. GB/s counts input bytes read "
+            "(1 GB = 1e9 B) in that time; `time / CUB` below 1 means faster than "
+            "`cub::DeviceReduce`. Sizes marked (L2) fit in the L2 cache and were not flushed: their "
+            "GB/s is cache bandwidth, not HBM." % statistic_text(results), ""]
+    if stream_cases:
+        out += ["## Automatic vs CUB", "",
+                "One call between two CUDA events on the stream (launch overhead included). "
+                "`automatic plan`: what `automatic/automatic` launched at that n.", ""]
+        with_floor = mode_has_floor(stream_cases)
+        if with_floor:
+            out += [FLOOR_TEXT % peak_text, ""]
+        for case, rows in stream_cases.items():
+            out += summary_lines(case, rows, peak, with_floor) + [""]
+    if graph_cases:
+        out += ["## Graph mode: automatic vs CUB", "",
+                "Per reduction: 100 reductions of the same input captured into one CUDA graph, one "
+                "replay timed per iteration and divided by 100 (no host launch overhead; the input "
+                "stays in L2 where it fits).", ""]
+        with_floor = mode_has_floor(graph_cases)
+        if with_floor:
+            out += ["`floor µs` as above, with the `floor` contender's time per empty kernel of a "
+                    "100-kernel graph (no host launch overhead) as the launch term. Replays read "
+                    "the same input, so every size below the L2 size is read from L2 here: the "
+                    "DRAM read term overstates the true minimum most in this table.", ""]
+        for case, rows in graph_cases.items():
+            out += graph_summary_lines(case, rows, peak, with_floor) + [""]
     if args.ladder:
         out += ["## The ladder", ""]
         for path_ in args.ladder:
             with open(path_) as f:
                 out += ["`%s`:" % os.path.basename(path_), "", "```", f.read().rstrip("\n"), "```", ""]
+    if args.overhead:
+        out += ["## Host enqueue cost (gpureduce_overhead)", "",
+                "Host wall time for one call to return (not GPU time); the queue is drained every "
+                "64 calls outside the timed region.", ""]
+        for path_ in args.overhead:
+            with open(path_) as f:
+                out += ["`%s`:" % os.path.basename(path_), "", "```", f.read().rstrip("\n"), "```", ""]
     out += ["## Every contender", ""]
-    for case, rows in cases.items():
+    for case, rows in cases_in_order(results).items():
         out += case_table_lines(case, rows) + [""]
     errors = [r for r in results if r["error"]]
     if errors:
-        out += ["## Errors", ""] + ["- %s/%s/n:%d/%s: %s" % (r["op"], r["type"], r["n"], r["contender"], r["error"])
+        out += ["## Errors", ""] + ["- %s%s/%s/n:%d/%s: %s" % ("graph/" if r["mode"] == "graph" else "",
+                                                            r["op"], r["type"], r["n"], r["contender"], r["error"])
                                     for r in errors] + [""]
     with open(path, "w") as f:
         f.write("\n".join(out).rstrip("\n") + "\n")
@@ -186,7 +383,9 @@ def write_plot(path, device, date, results):
     matplotlib.use("Agg")  # no display on GPU machines
     import matplotlib.pyplot as plt
 
-    cases = [(c, measured(rows)) for c, rows in cases_in_order(results).items()]
+    # (mode, op, type); the floor reads nothing, so it has no GB/s to plot
+    cases = [(c, [r for r in measured(rows) if r["contender"] != FLOOR])
+             for c, rows in cases_in_order(results).items()]
     cases = [(c, rows) for c, rows in cases if rows]
     if not cases:
         print("report.py: nothing measured, no plot", file=sys.stderr)
@@ -195,7 +394,7 @@ def write_plot(path, device, date, results):
     nrows = (len(cases) + cols - 1) // cols
     fig, axes = plt.subplots(nrows, cols, figsize=(9 * cols, 6 * nrows), squeeze=False)
     styles = ["-", "--", "-.", ":"]
-    for ax, ((op, typ), rows) in zip(axes.flat, cases):
+    for ax, ((mode, op, typ), rows) in zip(axes.flat, cases):
         contenders = list(OrderedDict.fromkeys(r["contender"] for r in rows))
         cmap = matplotlib.colormaps["tab20"] if hasattr(matplotlib, "colormaps") else plt.get_cmap("tab20")
         resident = [r["n"] for r in rows if r.get("l2_resident")]
@@ -211,7 +410,7 @@ def write_plot(path, device, date, results):
         ax.set_xscale("log", base=2)
         ax.set_xlabel("n (elements)")
         ax.set_ylabel("GB/s (input bytes read)")
-        ax.set_title("%s %s" % (op, typ))
+        ax.set_title(case_title(mode, op, typ) + (" (per reduction, 100 per graph)" if mode == "graph" else ""))
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=6, ncol=2 if len(contenders) > 12 else 1, loc="upper left")
     for ax in list(axes.flat)[len(cases):]:
@@ -230,6 +429,8 @@ def main(argv=None):
     p.add_argument("--out", default=".", help="output folder (created if missing)")
     p.add_argument("--command", help="the exact command that produced the JSON, quoted in the .md")
     p.add_argument("--ladder", action="append", default=[], help="a gpureduce_ladder output to include (repeatable)")
+    p.add_argument("--overhead", action="append", default=[],
+                   help="a gpureduce_overhead output to include (repeatable)")
     args = p.parse_args(argv)
 
     with open(args.json) as f:
@@ -248,8 +449,12 @@ def main(argv=None):
         shutil.copyfile(args.json, stem + ".json")
     write_csv(stem + ".csv", device, results)
     write_markdown(stem + ".md", args, device, context, results)
-    for case, rows in cases_in_order(results).items():
-        print("\n".join(summary_lines(case, rows)) + "\n")
+    peak = peak_bytes_per_second(context)
+    for mode, lines_of in (("stream", summary_lines), ("graph", graph_summary_lines)):
+        cases = cases_in_order(results, mode)
+        with_floor = mode_has_floor(cases)
+        for case, rows in cases.items():
+            print("\n".join(lines_of(case, rows, peak, with_floor)) + "\n")
     print("wrote %s.json, %s.csv, %s.md" % (stem, stem, stem))
     if not write_plot(stem + ".png", device, args.date, results):
         return 3

@@ -1,10 +1,29 @@
 #!/usr/bin/env bash
-# Runs the ladder (float and double) and the Google Benchmark suite on the GPU, then report.py:
+# Runs the ladder (float and double), the Google Benchmark suite and the host enqueue-cost benchmark
+# (gpureduce_overhead, saved as OUT_DIR/DEVICE-DATE-overhead.txt) on the GPU, then report.py:
 #   benchmark/run_on_gpu.sh OUT_DIR [DEVICE] [DATE]
 # from the repository root, with the binaries in build/benchmark/ (override: GPUREDUCE_BENCH_BIN).
 # DEVICE (for file names) defaults to the GPU's name from nvidia-smi, e.g. "h100-80gb-hbm3"; DATE to
-# today (UTC). Extra arguments for gpureduce_bench: GPUREDUCE_BENCH_ARGS (e.g. "--flush_l2" or
-# "--contenders=main"). About 4-5 minutes on an H100 with the defaults.
+# today (UTC). Extra arguments for gpureduce_bench: GPUREDUCE_BENCH_ARGS, placed last so they win
+# (e.g. "--flush_l2", "--contenders=main", "--modes=stream" or "--graph_min_time=0.005").
+#
+# Run time on an H100 with the defaults, about 3.5 minutes (an estimate: no GPU where this was
+# written; report.py takes seconds):
+#   ladder f32 + f64            ~10 s   (a guess: ~15 rows x 33 calls of <= a few ms, twice)
+#   stream family (803 cases)  ~140 s   (~110 s reported for its former 627 cases, ~0.18 s a
+#                                        case; grid_sync adds 121 sum/f32 cases and the floor
+#                                        contender 55; not re-measured)
+#   graph family (132 cases)    ~50 s   (99 reductions + 33 floor) Google Benchmark stops once the reported time passes
+#       --graph_min_time = 0.002 s, and ramps up to it in ~1.5x that; the reported time is per
+#       reduction, so each case replays ~100 x 1.5 x 0.002 s = 0.3 s of GPU time whatever its n,
+#       plus per run a capture, an instantiation and 3 untimed replays (negligible at small n;
+#       ~0.2 s per run for 2^28 doubles, ~0.7 ms a reduction): ~0.35 s for 81 cases up to 2^24
+#       and ~0.6 s for the 18 at 2^26 and 2^28, ~40 s (host overhead per replay adds ~5%).
+#       The floor cases are cheap (an empty kernel) but pay the same ~0.35 s.
+# With --benchmark_min_time=0.05 for the graph family instead, it would be ~100 x 1.5 x 0.05 s
+# = 7.5 s a case, 12 minutes: hence its own, smaller min time.
+#   gpureduce_overhead (9 cases)  ~10 s  (--benchmark_min_time=0.2 of host time each; the queue
+#                                        drains, every 64 calls, are paused and come on top)
 set -uo pipefail
 
 out=${1:?usage: benchmark/run_on_gpu.sh OUT_DIR [DEVICE] [DATE]}
@@ -19,7 +38,7 @@ date=${3:-$(date -u +%F)}
 stem="$out/$device-$date"
 mkdir -p "$out"
 
-for exe in gpureduce_ladder gpureduce_bench; do
+for exe in gpureduce_ladder gpureduce_bench gpureduce_overhead; do
   if [[ ! -x "$bin/$exe" ]]; then
     echo "run_on_gpu.sh: $bin/$exe not found; build first: cmake --preset release && cmake --build --preset release" >&2
     exit 1
@@ -35,17 +54,27 @@ $ladder_f32 | tee "$stem-ladder-f32.txt" || status=1
 echo "== $ladder_f64"
 $ladder_f64 | tee "$stem-ladder-f64.txt" || status=1
 
-bench="$bin/gpureduce_bench --benchmark_out=$stem.json --benchmark_out_format=json ${GPUREDUCE_BENCH_ARGS:-}"
+# Both families (stream and graph), the graph family's min time spelled out so the recorded
+# command says how it was run.
+bench="$bin/gpureduce_bench --modes=all --graph_min_time=0.002 --benchmark_out=$stem.json --benchmark_out_format=json ${GPUREDUCE_BENCH_ARGS:-}"
 echo "== $bench"
 $bench || status=1
+
+# Host-side enqueue cost: empty launch, CUB's Sum, gpureduce's Sum (default, zeroed, pointer check
+# on/off). Google Benchmark 1.7 (the one shipped next to the binaries): min time in plain seconds.
+overhead="$bin/gpureduce_overhead --benchmark_min_time=0.2"
+echo "== $overhead"
+$overhead | tee "$stem-overhead.txt" || status=1
 
 if [[ -s "$stem.json" ]]; then
   command="benchmark/run_on_gpu.sh $out $device $date, which ran:
 $ladder_f32
 $ladder_f64
-$bench"
+$bench
+$overhead"
   python3 benchmark/report.py "$stem.json" --device "$device" --date "$date" --out "$out" \
-    --command "$command" --ladder "$stem-ladder-f32.txt" --ladder "$stem-ladder-f64.txt" || status=1
+    --command "$command" --ladder "$stem-ladder-f32.txt" --ladder "$stem-ladder-f64.txt" \
+    --overhead "$stem-overhead.txt" || status=1
 fi
 echo "run_on_gpu.sh: files in $out:"
 ls -l "$out"

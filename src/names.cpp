@@ -26,6 +26,7 @@ const char* to_string(Pipeline pipeline) {
     case Pipeline::two_kernel: return "two_kernel";
     case Pipeline::last_block: return "last_block";
     case Pipeline::atomic: return "atomic";
+    case Pipeline::grid_sync: return "grid_sync";
     case Pipeline::automatic: return "automatic";
   }
   return "invalid";
@@ -65,6 +66,21 @@ const char* what_it_fixes(Strategy strategy) {
     case Strategy::automatic: return "chosen per device and size";
   }
   return "invalid";
+}
+
+}  // namespace gpureduce
+
+namespace gpureduce {
+
+std::string describe(const LaunchPlan& plan) {
+  std::string text = std::string(to_string(plan.strategy)) + "/" + to_string(plan.pipeline) +
+                     ": grid " + std::to_string(plan.grid_blocks) + " x " +
+                     std::to_string(plan.block_threads) + " threads, " +
+                     std::to_string(plan.items_per_thread) + " items/thread per load batch, " +
+                     std::to_string(plan.launches) + (plan.launches == 1 ? " launch" : " launches") +
+                     ", temp storage " + std::to_string(plan.temp_storage_bytes) + " B";
+  if (plan.rationale != nullptr && *plan.rationale != '\0') text += "; " + std::string(plan.rationale);
+  return text;
 }
 
 }  // namespace gpureduce

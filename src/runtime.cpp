@@ -64,35 +64,63 @@ namespace {
 // Occupancy queries cost microseconds; reductions are called in loops. The answers never change
 // for a (device, kernel, block size, shared memory) tuple, so they are asked once.
 std::mutex cache_mutex;
-std::map<int, int> multiprocessors_by_device;
+std::map<int, DeviceFacts> facts_by_device;
 std::map<std::tuple<int, const void*, int, std::size_t>, int> occupancy_cache;
 }  // namespace
 
-cudaError_t multiprocessor_count(int device, int& count) {
+cudaError_t device_facts(int device, DeviceFacts& facts) {
+  // The calling thread's last answer first: no lock on the path every call takes.
+  thread_local int last_device = -1;
+  thread_local DeviceFacts last_facts;
+  if (device == last_device) {
+    facts = last_facts;
+    return cudaSuccess;
+  }
   {
     std::lock_guard<std::mutex> lock(cache_mutex);
-    auto it = multiprocessors_by_device.find(device);
-    if (it != multiprocessors_by_device.end()) {
-      count = it->second;
+    auto it = facts_by_device.find(device);
+    if (it != facts_by_device.end()) {
+      facts = it->second;
       return cudaSuccess;
     }
   }
-  cudaError_t error = check(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device),
+  DeviceFacts read;
+  int cooperative = 0, major = 0;
+  cudaError_t error = check(cudaDeviceGetAttribute(&read.multiprocessors,
+                                                   cudaDevAttrMultiProcessorCount, device),
                             "gpureduce: reading the multiprocessor count");
+  if (error == cudaSuccess)
+    error = check(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device),
+                  "gpureduce: reading cooperative-launch support");
+  if (error == cudaSuccess)
+    error = check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
+                  "gpureduce: reading the compute capability");
   if (error != cudaSuccess) return error;
+  read.cooperative_launch = cooperative != 0;
+  read.programmatic_launch = major >= 9;
   std::lock_guard<std::mutex> lock(cache_mutex);
-  multiprocessors_by_device[device] = count;
+  facts_by_device[device] = read;
+  facts = last_facts = read;
+  last_device = device;
   return cudaSuccess;
 }
 
 cudaError_t resident_blocks_per_sm(int device, const void* kernel, int block_threads,
                                    std::size_t dynamic_shared_bytes, int& blocks) {
   const auto key = std::make_tuple(device, kernel, block_threads, dynamic_shared_bytes);
+  // As above: the calling thread's last question, answered without the lock.
+  thread_local std::tuple<int, const void*, int, std::size_t> last_key{-1, nullptr, 0, 0};
+  thread_local int last_blocks = 0;
+  if (key == last_key) {
+    blocks = last_blocks;
+    return cudaSuccess;
+  }
   {
     std::lock_guard<std::mutex> lock(cache_mutex);
     auto it = occupancy_cache.find(key);
     if (it != occupancy_cache.end()) {
-      blocks = it->second;
+      blocks = last_blocks = it->second;
+      last_key = key;
       return cudaSuccess;
     }
   }
@@ -101,7 +129,8 @@ cudaError_t resident_blocks_per_sm(int device, const void* kernel, int block_thr
                             "gpureduce: occupancy query");
   if (error != cudaSuccess) return error;
   std::lock_guard<std::mutex> lock(cache_mutex);
-  occupancy_cache[key] = blocks;
+  occupancy_cache[key] = last_blocks = blocks;
+  last_key = key;
   return cudaSuccess;
 }
 

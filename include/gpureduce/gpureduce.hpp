@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -36,6 +37,8 @@ enum class Pipeline {
   two_kernel,  // partials, then a second kernel of one block reduces them
   last_block,  // one launch: the last block to finish (ticket counter) reduces the partials
   atomic,      // block partials combined with global atomics (seed 002); float sums order-dependent
+  grid_sync,   // one cooperative launch: grid-wide barrier, then block 0 reduces the partials; no
+               // counter, so no memset and no zeroed-storage promise (needs cooperative launch)
   automatic
 };
 
@@ -68,6 +71,9 @@ struct LaunchPlan {
   int items_per_thread = 0;  // elements a thread loads per iteration of its loop
   int launches = 0;          // kernel launches plus memsets issued per call
   std::size_t temp_storage_bytes = 0;
+  // Why this plan: for `automatic`, the rule and device facts behind each choice; otherwise what
+  // the caller fixed. Static text, never null.
+  const char* rationale = "";
 };
 
 struct DeviceReduce {
@@ -105,6 +111,9 @@ const char* to_string(Pipeline pipeline);
 // The seed step a strategy comes from and what it fixes (for reports such as the ladder).
 const char* seed_step(Strategy strategy);
 const char* what_it_fixes(Strategy strategy);
+// One line describing a plan: strategy/pipeline, grid x block, items per thread, launches, temp
+// storage and the rationale, e.g. for `--verbose` reports and logs.
+std::string describe(const LaunchPlan& plan);
 // Why the last failed gpureduce call on this host thread failed ("" if none has failed).
 const char* last_error_message();
 
@@ -115,6 +124,6 @@ inline constexpr Strategy kAllStrategies[] = {
     Strategy::complete_unroll, Strategy::multi_element,  Strategy::warp_shuffle,
     Strategy::vectorized,    Strategy::cub_block};
 inline constexpr Pipeline kAllPipelines[] = {Pipeline::two_kernel, Pipeline::last_block,
-                                             Pipeline::atomic};
+                                             Pipeline::atomic, Pipeline::grid_sync};
 
 }  // namespace gpureduce

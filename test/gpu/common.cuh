@@ -265,7 +265,8 @@ inline std::vector<std::int64_t> capped(std::vector<std::int64_t> sizes) {
 
 // The test sizes of the engine issue: around warp, block and tile boundaries, primes, 2^k +- 1.
 inline std::vector<std::int64_t> engine_sizes() {
-  return capped({0, 1, 2, 31, 32, 33, 255, 256, 257, 1000, 4095, 4097, 65537, (1 << 20) + 7,
+  // 16385: just past automatic's one-block limit (64 KiB) for 4-byte items.
+  return capped({0, 1, 2, 31, 32, 33, 255, 256, 257, 1000, 4095, 4097, 16385, 65537, (1 << 20) + 7,
                  (1 << 24) + 13});
 }
 

@@ -96,5 +96,77 @@ TEST(Streams, TwoStreamsWithSeparateTempStorage) {
   }
 }
 
+// ---- Programmatic dependent launch (launch.cuh) ----------------------------------------------
+// Our kernels may start before the previous kernel in the stream has finished (PDL), so they must
+// wait for it before reading anything. The harshest predecessor: a kernel that lets dependents
+// launch at once (griddepcontrol.launch_dependents first), then sleeps, then writes the input. A
+// reduction that skipped its wait would read the old input. Then the other direction: a PDL
+// successor that waits (as the contract says) must see our final result, although our kernels
+// release their dependents early.
+__global__ void late_writer(std::int32_t* data, std::int64_t n, std::int32_t value) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+  for (int i = 0; i < 20; ++i) __nanosleep(1000);  // ~20 us: long after a dependent could start
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    data[i] = value + std::int32_t(i % 3);
+}
+
+__global__ void waiting_reader(const std::int32_t* result, std::int32_t* copies, int round) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+  copies[round] = *result;
+}
+
+TEST(ProgrammaticLaunch, ReductionsWaitForTheirPredecessorAndSuccessorsSeeTheResult) {
+  REQUIRE_GPU();
+  constexpr int kRounds = 16;
+  cudaStream_t stream;
+  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  for (std::int64_t n : {std::int64_t(1000), std::int64_t(65537), std::int64_t(3'000'017)}) {
+    for (Pipeline pipeline : kAllPipelines) {
+      for (bool zeroed : {false, true}) {
+        Options options{Strategy::automatic, pipeline};
+        options.temp_storage_zeroed = zeroed;
+        SCOPED_TRACE(describe(options, n, 0, 0));
+        DeviceBuffer<std::int32_t> in{std::size_t(n)}, out{1}, copies{kRounds};
+        std::size_t bytes = 0;
+        ASSERT_EQ(DeviceReduce::Sum(nullptr, bytes, in.get(), out.get(), n, stream, options), cudaSuccess);
+        DeviceBuffer<unsigned char> temp(bytes);
+        CUDA_OK(cudaMemset(temp.get(), zeroed ? 0 : kPoisonByte, bytes));
+        CUDA_OK(cudaMemset(in.get(), 0, n * sizeof(std::int32_t)));
+        CUDA_OK(cudaDeviceSynchronize());
+        for (int round = 0; round < kRounds; ++round) {
+          late_writer<<<64, 256, 0, stream>>>(in.get(), n, round + 1);
+          CUDA_OK(cudaGetLastError());
+          ASSERT_EQ(DeviceReduce::Sum(temp.get(), bytes, in.get(), out.get(), n, stream, options), cudaSuccess)
+              << last_error_message();
+          cudaLaunchAttribute pdl{};
+          pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+          pdl.val.programmaticStreamSerializationAllowed = 1;
+          cudaLaunchConfig_t config{};
+          config.gridDim = dim3(1);
+          config.blockDim = dim3(1);
+          config.stream = stream;
+          config.attrs = &pdl;
+          config.numAttrs = 1;
+          CUDA_OK(cudaLaunchKernelEx(&config, waiting_reader, static_cast<const std::int32_t*>(out.get()),
+                                     copies.get(), round));
+        }
+        std::vector<std::int32_t> seen(kRounds);
+        CUDA_OK(cudaMemcpyAsync(seen.data(), copies.get(), sizeof(std::int32_t) * kRounds,
+                                cudaMemcpyDeviceToHost, stream));
+        CUDA_OK(cudaStreamSynchronize(stream));
+        const std::int64_t ramp = (n / 3) * 3 + (n % 3 == 2 ? 1 : 0);  // sum of i % 3 over [0, n)
+        for (int round = 0; round < kRounds; ++round)
+          EXPECT_EQ(std::int64_t(seen[round]), std::int64_t(round + 1) * n + ramp) << "round " << round;
+      }
+    }
+  }
+  CUDA_OK(cudaStreamDestroy(stream));
+}
+
 }  // namespace
 }  // namespace gpureduce::testing

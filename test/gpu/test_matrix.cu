@@ -76,7 +76,9 @@ class Matrix {
             }
           }
 
-          for (Strategy strategy : kAllStrategies) {
+          std::vector<Strategy> strategies(std::begin(kAllStrategies), std::end(kAllStrategies));
+          strategies.push_back(Strategy::automatic);  // its own grid rule, with this pipeline
+          for (Strategy strategy : strategies) {
             const Options options{strategy, pipeline};
             SCOPED_TRACE(C::name() + " " + describe(options, n, offset, seed));
             Out result{};
@@ -103,7 +105,8 @@ class Matrix {
 #define GPUREDUCE_MATRIX_TESTS(NAME, ...)                                                   \
   TEST(Matrix_##NAME, TwoKernel) { Matrix<__VA_ARGS__>().run_pipeline(Pipeline::two_kernel); } \
   TEST(Matrix_##NAME, LastBlock) { Matrix<__VA_ARGS__>().run_pipeline(Pipeline::last_block); } \
-  TEST(Matrix_##NAME, Atomic) { Matrix<__VA_ARGS__>().run_pipeline(Pipeline::atomic); }
+  TEST(Matrix_##NAME, Atomic) { Matrix<__VA_ARGS__>().run_pipeline(Pipeline::atomic); }      \
+  TEST(Matrix_##NAME, GridSync) { Matrix<__VA_ARGS__>().run_pipeline(Pipeline::grid_sync); }
 
 GPUREDUCE_MATRIX_TESTS(Sum_int32, Case<std::int32_t, std::int32_t, Op::sum>)
 GPUREDUCE_MATRIX_TESTS(Sum_uint32, Case<std::uint32_t, std::uint32_t, Op::sum>)

@@ -175,7 +175,7 @@ TEST(TemplateHeader, CustomOperatorMatchesCub) {
     CUDA_OK(cub::DeviceReduce::Reduce(cub_temp.get(), bytes, in.get() + 1, d_ref.get(), n, BitXor{}, init));
     const std::uint32_t expected = copy_to_host(d_ref.get());
     for (Strategy strategy : kAllStrategies) {
-      for (Pipeline pipeline : {Pipeline::two_kernel, Pipeline::last_block}) {
+      for (Pipeline pipeline : {Pipeline::two_kernel, Pipeline::last_block, Pipeline::grid_sync}) {
         const Options options{strategy, pipeline};
         SCOPED_TRACE(describe(options, n, 1, seed));
         std::size_t our_bytes = 0;

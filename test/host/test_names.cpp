@@ -30,8 +30,29 @@ TEST(Names, Pipelines) {
   EXPECT_STREQ(gpureduce::to_string(Pipeline::two_kernel), "two_kernel");
   EXPECT_STREQ(gpureduce::to_string(Pipeline::last_block), "last_block");
   EXPECT_STREQ(gpureduce::to_string(Pipeline::atomic), "atomic");
+  EXPECT_STREQ(gpureduce::to_string(Pipeline::grid_sync), "grid_sync");
   EXPECT_STREQ(gpureduce::to_string(Pipeline::automatic), "automatic");
   EXPECT_STREQ(gpureduce::to_string(static_cast<Pipeline>(-3)), "invalid");
+}
+
+TEST(Names, DescribeSaysEveryFieldOfThePlan) {
+  gpureduce::LaunchPlan plan;
+  plan.strategy = Strategy::vectorized;
+  plan.pipeline = Pipeline::grid_sync;
+  plan.block_threads = 256;
+  plan.grid_blocks = 123;
+  plan.items_per_thread = 16;
+  plan.launches = 1;
+  plan.temp_storage_bytes = 768;
+  plan.rationale = "because";
+  EXPECT_EQ(gpureduce::describe(plan),
+            "vectorized/grid_sync: grid 123 x 256 threads, 16 items/thread per load batch, 1 launch, "
+            "temp storage 768 B; because");
+  plan.launches = 2;
+  plan.rationale = "";
+  EXPECT_EQ(gpureduce::describe(plan),
+            "vectorized/grid_sync: grid 123 x 256 threads, 16 items/thread per load batch, 2 launches, "
+            "temp storage 768 B");
 }
 
 TEST(Names, LadderOrderStartsAtTheSeedBaseline) {

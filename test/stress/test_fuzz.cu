@@ -61,8 +61,9 @@ FuzzCase draw_case(std::mt19937_64& rng) {
   const int strategies = int(std::size(kAllStrategies));
   const int s = std::uniform_int_distribution<int>(0, strategies)(rng);  // == strategies: automatic
   c.options.strategy = s == strategies ? Strategy::automatic : kAllStrategies[s];
-  const int p = std::uniform_int_distribution<int>(0, 3)(rng);
-  c.options.pipeline = p == 3 ? Pipeline::automatic : kAllPipelines[p];
+  const int pipelines = int(std::size(kAllPipelines));
+  const int p = std::uniform_int_distribution<int>(0, pipelines)(rng);  // == pipelines: automatic
+  c.options.pipeline = p == pipelines ? Pipeline::automatic : kAllPipelines[p];
   const int threads = std::uniform_int_distribution<int>(0, 6)(rng);  // 0: default, else 2^(4+k)
   if (c.options.strategy != Strategy::cub_block && threads > 0) c.options.block_threads = 16 << threads;
   if (percent(rng) < 30) c.options.grid_blocks = std::uniform_int_distribution<int>(1, 5000)(rng);

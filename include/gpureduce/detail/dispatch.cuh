@@ -62,6 +62,10 @@ struct Request {
   cudaStream_t stream;
   Options options;   // strategy and pipeline already resolved
   LaunchPlan* plan;  // non-null: fill it and launch nothing
+  int device;
+  DeviceFacts facts;
+  bool automatic_grid;    // size the grid by automatic_grid_target (policy.hpp)
+  const char* rationale;  // why this plan, for LaunchPlan::rationale
 };
 
 template <class Rung, int BLOCK, class P>
@@ -73,10 +77,9 @@ cudaError_t run_rung(const Request<P>& r) {
   const std::int64_t n = r.num_items;
   const Pipeline pipeline = r.options.pipeline;
 
-  int device = 0, sms = 0, occupancy = 0;
-  cudaError_t error = check(cudaGetDevice(&device), "cudaGetDevice");
-  if (error == cudaSuccess) error = multiprocessor_count(device, sms);
-  if (error != cudaSuccess) return error;
+  const int device = r.device, sms = r.facts.multiprocessors;
+  int occupancy = 0;
+  cudaError_t error = cudaSuccess;
 
   int block_threads = r.options.block_threads;
   std::size_t shared_bytes = 0;
@@ -116,13 +119,27 @@ cudaError_t run_rung(const Request<P>& r) {
                                    shared_bytes, occupancy);
   }
   if (error != cudaSuccess) return error;
+  if (pipeline == Pipeline::grid_sync && kIsCub) {
+    // Co-residency is about the kernel we launch, not CUB's (whose occupancy sized the grid).
+    int ours = 0;
+    error = resident_blocks_per_sm(device, reinterpret_cast<const void*>(first_pass), block_threads,
+                                   shared_bytes, ours);
+    if (error != cudaSuccess) return error;
+    occupancy = ours < occupancy ? ours : occupancy;
+  }
   if (occupancy < 1)
     return fail(cudaErrorInvalidValue,
                 "gpureduce: this strategy's kernel cannot run with the requested block size on "
                 "this device (occupancy 0)");
 
-  std::int64_t cap = std::int64_t(occupancy) * sms * policy_for(r.options.strategy).waves;
+  // grid_sync needs every block resident at once: at most one wave, whatever the strategy's policy.
+  const int waves = pipeline == Pipeline::grid_sync ? 1 : policy_for(r.options.strategy).waves;
+  std::int64_t cap = std::int64_t(occupancy) * sms * waves;
   if (r.options.grid_blocks > 0 && r.options.grid_blocks < cap) cap = r.options.grid_blocks;
+  if (r.automatic_grid && n > 0) {
+    const std::int64_t target = automatic_grid_target(std::uint64_t(n) * sizeof(In));
+    if (target < cap) cap = target;
+  }
   const auto clamp_grid = [&](std::int64_t useful) {
     if (n == 0) return std::int64_t(1);
     const std::int64_t g = useful < cap ? useful : cap;
@@ -132,7 +149,10 @@ cudaError_t run_rung(const Request<P>& r) {
   const std::int64_t sizing_grid = clamp_grid(useful_blocks_any_alignment);
   const TempLayout layout =
       temp_layout(sizing_grid, block_threads, sizeof(Accum), Rung::kUsesGlobalScratch);
-  const bool uses_counter = pipeline != Pipeline::two_kernel && grid > 1;
+  const bool uses_counter =
+      (pipeline == Pipeline::last_block || pipeline == Pipeline::atomic) && grid > 1;
+  // One block waits for nobody: launched plainly, its epilogue skips the barrier.
+  const bool cooperative = pipeline == Pipeline::grid_sync && grid > 1;
   const bool zero_counter = uses_counter && !r.options.temp_storage_zeroed && n > 0;
   const bool second_kernel = pipeline == Pipeline::two_kernel && n > 0 && grid > 1;
 
@@ -144,6 +164,7 @@ cudaError_t run_rung(const Request<P>& r) {
     r.plan->items_per_thread = items_per_thread;
     r.plan->launches = 1 + int(zero_counter) + int(second_kernel);
     r.plan->temp_storage_bytes = layout.total;
+    r.plan->rationale = r.rationale;
     return cudaSuccess;
   }
   if (r.d_temp_storage == nullptr) {
@@ -172,12 +193,24 @@ cudaError_t run_rung(const Request<P>& r) {
                   "gpureduce: zeroing the ticket counter");
     if (error != cudaSuccess) return error;
   }
-  first_pass<<<unsigned(grid), unsigned(block_threads), shared_bytes, r.stream>>>(args);
-  error = check(cudaGetLastError(), "gpureduce: launching the reduction kernel");
+  const bool pdl = r.facts.programmatic_launch;
+  error = check(launch_kernel(first_pass,
+                              LaunchShape{unsigned(grid), unsigned(block_threads), shared_bytes,
+                                          r.stream, cooperative, pdl},
+                              args),
+                cooperative ? "gpureduce: launching the reduction kernel cooperatively"
+                            : "gpureduce: launching the reduction kernel");
+  if (error == cudaSuccess)
+    error = check(cudaGetLastError(), "gpureduce: after launching the reduction kernel");
   if (error != cudaSuccess || !second_kernel) return error;
-  reduce_partials_kernel<Rung, BLOCK, P>
-      <<<1, unsigned(block_threads), shared_bytes, r.stream>>>(args, int(grid));
-  return check(cudaGetLastError(), "gpureduce: launching the partials kernel");
+  error = check(launch_kernel(reduce_partials_kernel<Rung, BLOCK, P>,
+                              LaunchShape{1u, unsigned(block_threads), shared_bytes, r.stream,
+                                          false, pdl},
+                              args, int(grid)),
+                "gpureduce: launching the partials kernel");
+  if (error == cudaSuccess)
+    error = check(cudaGetLastError(), "gpureduce: after launching the partials kernel");
+  return error;
 }
 
 template <class Rung, class P, int... Sizes>
@@ -255,20 +288,54 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
     }
   }
 
+  int device = 0;
+  DeviceFacts facts;
+  cudaError_t error = check(cudaGetDevice(&device), "cudaGetDevice");
+  if (error == cudaSuccess) error = device_facts(device, facts);
+  if (error != cudaSuccess) return error;
+
+  // Resolve `automatic` (policy.hpp has the rules and the measurements behind them).
   Options resolved = options;
-  if (resolved.strategy == Strategy::automatic && resolved.grid_blocks == 0 &&
-      static_cast<unsigned long long>(num_items) * sizeof(In) <= kAutomaticSingleBlockBytes)
-    resolved.grid_blocks = 1;
-  if (resolved.strategy == Strategy::automatic) resolved.strategy = kAutomaticStrategy;
-  if (resolved.pipeline == Pipeline::automatic) resolved.pipeline = kAutomaticPipeline;
+  const char* rationale = rationale::kCallerChose;
+  bool automatic_grid = false;
+  const bool automatic_strategy = options.strategy == Strategy::automatic;
+  if (automatic_strategy) {
+    resolved.strategy = kAutomaticStrategy;
+    automatic_grid = options.grid_blocks == 0;
+    if (automatic_grid &&
+        static_cast<unsigned long long>(num_items) * sizeof(In) <= kAutomaticSingleBlockBytes) {
+      resolved.grid_blocks = 1;
+      if (options.block_threads == 0) resolved.block_threads = kAutomaticSingleBlockThreads;
+      automatic_grid = false;
+      rationale = rationale::kSingleBlock;
+    }
+  }
+  if (options.pipeline == Pipeline::automatic) {
+    const char* why = rationale::kFallback;
+    resolved.pipeline = kAutomaticPipelineFallback;
+    if (options.temp_storage_zeroed) {
+      resolved.pipeline = kAutomaticPipelineZeroed;
+      why = rationale::kZeroed;
+    } else if (facts.cooperative_launch) {
+      resolved.pipeline = kAutomaticPipelineCooperative;
+      why = rationale::kGridSync;
+    }
+    if (automatic_strategy && rationale == rationale::kCallerChose) rationale = why;
+  }
   if (resolved.block_threads == 0 && resolved.strategy != Strategy::cub_block)
     resolved.block_threads = policy_for(resolved.strategy).default_block_threads;
   if (resolved.pipeline == Pipeline::atomic && !AtomicCombiner<Op, Accum>::supported)
     return fail(cudaErrorInvalidValue,
                 "gpureduce: the atomic pipeline supports Sum, Min and Max of built-in types only");
+  if (resolved.pipeline == Pipeline::grid_sync && !facts.cooperative_launch)
+    return fail(cudaErrorInvalidValue,
+                "gpureduce: the grid_sync pipeline needs cooperative launch, which this device "
+                "does not support (cudaDevAttrCooperativeLaunch is 0); use last_block");
 
-  const Request<P> request{d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, op, init,
-                           fold_init, stream, resolved, plan};
+  const Request<P> request{d_temp_storage, temp_storage_bytes, d_in,  d_out,
+                           num_items,      op,                 init,  fold_init,
+                           stream,         resolved,           plan,  device,
+                           facts,          automatic_grid,     rationale};
   return run_strategy(request);
 }
 

@@ -4,7 +4,9 @@
 #pragma once
 
 #include "device_memory.cuh"
+#include "launch.cuh"
 #include "pipeline/atomic.cuh"
+#include "pipeline/grid_sync.cuh"
 #include "pipeline/last_block.cuh"
 #include "pipeline/problem.cuh"
 #include "pipeline/two_kernel.cuh"
@@ -30,6 +32,7 @@ template <class Rung, int BLOCK, class P>
 __global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>, kMinBlocksFor<Rung, P>)
     reduce_input_kernel(KernelArgs<P> args) {
   using Accum = typename P::Accum;
+  wait_for_previous_kernel_then_release_next();
   if (args.num_items == 0) {  // grid is one block; nothing to count
     if (threadIdx.x == 0) write_empty_result(args);
     return;
@@ -42,6 +45,7 @@ __global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>, kMinBlocksFor<Rung, P>)
   switch (args.pipeline) {
     case Pipeline::last_block: last_block_epilogue<Rung, BLOCK>(args, partial, shared); break;
     case Pipeline::atomic: atomic_epilogue(args, partial); break;
+    case Pipeline::grid_sync: grid_sync_epilogue<Rung, BLOCK>(args, partial, shared); break;
     default: two_kernel_epilogue(args, partial); break;
   }
 }
@@ -51,6 +55,7 @@ template <class Rung, int BLOCK, class P>
 __global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>, kMinBlocksFor<Rung, P>)
     reduce_partials_kernel(KernelArgs<P> args, int num_partials) {
   using Accum = typename P::Accum;
+  wait_for_previous_kernel_then_release_next();  // the first pass's partials, complete and visible
   const Accum total = Rung::template reduce<BLOCK, Accum>(
       PartialsReader<Accum>{args.partials}, std::int64_t(num_partials), 0, 1, args.op,
       dynamic_shared<P>(), args.scratch);

@@ -1,6 +1,9 @@
 // Tuning as data: per strategy, the default block size and how many waves of resident blocks the
-// grid may hold. Plain constexpr values, printable, no algorithm logic.
+// grid may hold, and the rules `automatic` resolves by. Plain constexpr values, no algorithm logic.
 #pragma once
+
+#include <cmath>
+#include <cstdint>
 
 #include "../gpureduce.hpp"
 
@@ -15,7 +18,8 @@ struct StrategyPolicy {
 };
 
 // 256 threads: seed 004's block size, kept for every seed rung so the ladder compares the trees
-// and not the block size. vectorized: 256 as well until issue 4's measurements say otherwise.
+// and not the block size. vectorized: 256 too; the 2026-11-22 H200 sweeps varied the grid, not the
+// block, and a 256-thread block with 4 vectors in flight already reaches CUB's bandwidth.
 constexpr StrategyPolicy policy_for(Strategy strategy) {
   switch (strategy) {
     case Strategy::multi_element:
@@ -26,13 +30,55 @@ constexpr StrategyPolicy policy_for(Strategy strategy) {
   }
 }
 
-// What `automatic` resolves to until issue 4 tunes it per device and size.
+// ---- What `automatic` resolves to -------------------------------------------------------------
 constexpr Strategy kAutomaticStrategy = Strategy::vectorized;
-constexpr Pipeline kAutomaticPipeline = Pipeline::last_block;
-// Up to this many input bytes `automatic` uses one block: one launch, no counter, no memset. 16 KiB
-// is CUB's own single-tile limit for 4-byte items on sm_90 (256 threads x 16 items), below which
-// CUB also launches a single block; at 4096 floats the multi-block path measured 1.28-1.31x CUB's
-// time on an H200 (benchmark/results, 2026-11-21), all of it launch and counter overhead.
-constexpr unsigned long long kAutomaticSingleBlockBytes = 16 * 1024;
+
+// Up to this many input bytes `automatic` uses one block: one launch, no partials, no counter, no
+// memset. 64 KiB: at 16384 floats one 256-thread block (16 vectors per thread, 4 in flight) took
+// 7.9 us per call and 2.15 us per reduction inside a graph on an H200, against 8.4-8.7 us and
+// 2.8-3.1 us for the best multi-block grids (2-16 blocks); scratch sweep 2026-11-22, issue 4's note.
+// The old limit, 16 KiB, was CUB's own single-tile limit for 4-byte items on sm_90.
+constexpr unsigned long long kAutomaticSingleBlockBytes = 64 * 1024;
+// That one block has 512 threads (8 vectors each at 64 KiB): at 16384 floats it took 6.6 us per
+// call and 1.86 us per reduction in a graph against 6.8 and 2.16 us with 256 threads and 6.8 and
+// 1.95 us with 1024 (scratch sweep, H200, 2026-11-22).
+constexpr int kAutomaticSingleBlockThreads = 512;
+
+// Above it, the grid: ceil(sqrt(input bytes / kAutomaticGridBytesScale)), capped at one wave of
+// resident blocks. Why a square root: a block's serial work grows as bytes / grid and the partials
+// pass as grid, so t(grid) ~ a * bytes / grid + b * grid, least at grid = sqrt(a / b * bytes).
+// The constant is the measured a / b: an H200 sweep (2026-11-22, float sum, one last-block kernel
+// with 1-32 vectors per thread; issue 4's closing note has the table) was fastest at 64 blocks for
+// 1 MiB, 128 for 4 MiB, 256 for 16 MiB and 400-512 for 64 MiB: about sqrt(bytes / 256). At 256 KiB
+// grids of 16-64 were within 0.2 us. From 256 MiB up, grids of 400 to 2100 blocks were within 1%
+// of each other (bandwidth-bound), so the one-wave cap costs nothing there, and whether the input
+// fits in L2 did not move the best grid.
+constexpr double kAutomaticGridBytesScale = 256.0;
+inline std::int64_t automatic_grid_target(std::uint64_t input_bytes) {
+  return std::int64_t(std::ceil(std::sqrt(double(input_bytes) / kAutomaticGridBytesScale)));
+}
+
+// The pipeline: grid_sync where the device can launch cooperatively (no counter, so no per-call
+// memset: 1.0-1.5 us less per call than last_block + memset on the H200, 2 us less inside a
+// graph). With Options::temp_storage_zeroed there is no memset to save and last_block is used:
+// inside a graph it measured 0.1-0.25 us per reduction faster than grid_sync at 64K-1M floats.
+constexpr Pipeline kAutomaticPipelineZeroed = Pipeline::last_block;
+constexpr Pipeline kAutomaticPipelineCooperative = Pipeline::grid_sync;
+constexpr Pipeline kAutomaticPipelineFallback = Pipeline::last_block;
+
+namespace rationale {
+inline constexpr const char* kCallerChose = "as the caller's Options chose";
+inline constexpr const char* kSingleBlock =
+    "automatic: one block of 512 threads (input <= 64 KiB: no partials, no counter, one launch)";
+inline constexpr const char* kGridSync =
+    "automatic: grid = ceil(sqrt(bytes / 256 B)) capped at one wave; grid_sync because the device "
+    "launches cooperatively (no counter, no memset)";
+inline constexpr const char* kZeroed =
+    "automatic: grid = ceil(sqrt(bytes / 256 B)) capped at one wave; last_block because temp "
+    "storage is promised zeroed (no memset)";
+inline constexpr const char* kFallback =
+    "automatic: grid = ceil(sqrt(bytes / 256 B)) capped at one wave; last_block with a counter "
+    "memset because the device cannot launch cooperatively";
+}  // namespace rationale
 
 }  // namespace gpureduce::detail

@@ -20,8 +20,13 @@ cudaError_t check_device_accessible(const void* pointer, const char* what);
 // Whether a call with this setting checks its pointers (build_default: !NDEBUG of the library).
 bool pointer_check_enabled(int pointer_check);
 
-// Multiprocessor count of `device`, cached.
-cudaError_t multiprocessor_count(int device, int& count);
+// What dispatch and `automatic` need to know about a device; read once per device and cached.
+struct DeviceFacts {
+  int multiprocessors = 0;
+  bool cooperative_launch = false;  // cudaDevAttrCooperativeLaunch: the grid_sync pipeline can run
+  bool programmatic_launch = false;  // compute capability 9.0+: launches may allow PDL (launch.cuh)
+};
+cudaError_t device_facts(int device, DeviceFacts& facts);
 // cudaOccupancyMaxActiveBlocksPerMultiprocessor, cached per (device, kernel, threads, smem).
 cudaError_t resident_blocks_per_sm(int device, const void* kernel, int block_threads,
                                    std::size_t dynamic_shared_bytes, int& blocks);

@@ -7,6 +7,7 @@
 #include "../device_memory.cuh"
 #include "atomic_combine.cuh"
 #include "problem.cuh"
+#include "ticket.cuh"
 
 namespace gpureduce::detail {
 
@@ -22,13 +23,11 @@ __device__ __forceinline__ void atomic_epilogue(const KernelArgs<P>& args,
     __shared__ bool is_last_block;
     if (threadIdx.x == 0) {
       Combiner::combine(&args.control->atomic_accumulator, partial);
-      __threadfence();
-      const unsigned int ticket = atomicAdd(&args.control->ticket, 1u);
-      is_last_block = (ticket == gridDim.x - 1);
+      // The release orders the combine before the ticket; the last holder's acquire sees them all.
+      is_last_block = take_ticket(&args.control->ticket) == gridDim.x - 1;
     }
     __syncthreads();
     if (is_last_block && threadIdx.x == 0) {
-      __threadfence();
       write_result(args, Combiner::read(&args.control->atomic_accumulator));
       args.control->atomic_accumulator = 0;  // re-armed
       args.control->ticket = 0;

@@ -1,11 +1,13 @@
 // The last_block pipeline (CUDA samples' threadFenceReduction, without its global counter): each
-// block publishes its partial, fences, and takes a ticket from the counter in temp storage; the
-// block that draws the last ticket reduces all partials, in index order with the same rung, and
-// re-arms the counter for the next call. One launch instead of two.
+// block publishes its partial and takes a ticket from the counter in temp storage (an acq_rel
+// atomic, ticket.cuh, in place of the sample's fences); the block that draws the last ticket
+// reduces all partials, in index order with the same rung, and re-arms the counter for the next
+// call. One launch instead of two.
 #pragma once
 
 #include "../device_memory.cuh"
 #include "problem.cuh"
+#include "ticket.cuh"
 
 namespace gpureduce::detail {
 
@@ -16,11 +18,9 @@ __device__ __forceinline__ bool publish_partial_and_take_ticket(const KernelArgs
   __shared__ bool is_last_block;
   if (threadIdx.x == 0) {
     args.partials[blockIdx.x] = partial;
-    __threadfence();  // the partial is visible device-wide before the ticket is
-    const unsigned int ticket = atomicAdd(&args.control->ticket, 1u);
-    is_last_block = (ticket == gridDim.x - 1);
+    is_last_block = take_ticket(&args.control->ticket) == gridDim.x - 1;  // release + acquire
   }
-  __syncthreads();
+  __syncthreads();  // thread 0's acquire now covers the whole block
   return is_last_block;
 }
 
@@ -34,7 +34,8 @@ __device__ __forceinline__ void last_block_epilogue(const KernelArgs<P>& args,
     return;
   }
   if (!publish_partial_and_take_ticket(args, partial)) return;
-  __threadfence();  // the partials are read after the ticket (reads bypass L1: PartialsReader)
+  // Ordered after the ticket by its acquire and the barrier above; the reads bypass L1
+  // (PartialsReader), which is not coherent across SMs.
   const Accum total = Rung::template reduce<BLOCK, Accum>(
       PartialsReader<Accum>{args.partials}, std::int64_t(gridDim.x), 0, 1, args.op, shared,
       args.scratch);

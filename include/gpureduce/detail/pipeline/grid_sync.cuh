@@ -1,0 +1,38 @@
+// The grid_sync pipeline: last_block without its ticket counter. The kernel is launched
+// cooperatively (cudaLaunchCooperativeKernel), which guarantees every block is resident at once, so
+// blocks can wait for each other: each block publishes its partial, the whole grid meets at
+// cooperative_groups' grid barrier, and block 0 reduces the partials in index order with the same
+// rung. The barrier's state is the driver's, not ours: temp storage holds only the partials, so
+// there is nothing to zero before a call and nothing to promise about the storage (the default
+// last_block path pays a cudaMemsetAsync for that, about 1 us per call and 2 us inside a graph on
+// an H200, 2026-11-22). The price is the co-residency limit: the grid is at most one wave.
+#pragma once
+
+#include <cooperative_groups.h>
+
+#include "../device_memory.cuh"
+#include "problem.cuh"
+
+namespace gpureduce::detail {
+
+template <class Rung, int BLOCK, class P>
+__device__ __forceinline__ void grid_sync_epilogue(const KernelArgs<P>& args,
+                                                   const typename P::Accum& partial,
+                                                   typename P::Accum* shared) {
+  using Accum = typename P::Accum;
+  if (gridDim.x == 1) {  // launched plainly: one block has nothing to wait for
+    if (threadIdx.x == 0) write_result(args, partial);
+    return;
+  }
+  if (threadIdx.x == 0) args.partials[blockIdx.x] = partial;
+  // The barrier orders the partials' stores before block 0's loads (it fences at device scope),
+  // and, like __syncthreads, ends with the whole block past it, so `shared` is free for reuse.
+  cooperative_groups::this_grid().sync();
+  if (blockIdx.x != 0) return;
+  const Accum total = Rung::template reduce<BLOCK, Accum>(
+      PartialsReader<Accum>{args.partials}, std::int64_t(gridDim.x), 0, 1, args.op, shared,
+      args.scratch);
+  if (threadIdx.x == 0) write_result(args, total);
+}
+
+}  // namespace gpureduce::detail

