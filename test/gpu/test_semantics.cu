@@ -100,10 +100,20 @@ void expect_nan_propagates() {
       set_one<<<1, 1>>>(in.get(), where, nan);
       CUDA_OK(cudaGetLastError());
       T result{};
+      // float: the canonical NaN, whatever NaN came in (min.NaN/max.NaN); the input's is 0x7fc00000.
+      const auto expect_float_canonical = [](const T& r) {
+        if constexpr (std::is_same_v<T, float>) {
+          std::uint32_t bits;
+          std::memcpy(&bits, &r, sizeof bits);
+          EXPECT_EQ(bits, 0x7fffffffu) << show(r);
+        }
+      };
       ASSERT_TRUE((run_gpureduce<Case<T, T, Op::min>>(in.get(), n, options, result)));
       EXPECT_TRUE(std::isnan(float(result))) << "Min: " << show(result);
+      expect_float_canonical(result);
       ASSERT_TRUE((run_gpureduce<Case<T, T, Op::max>>(in.get(), n, options, result)));
       EXPECT_TRUE(std::isnan(float(result))) << "Max: " << show(result);
+      expect_float_canonical(result);
     });
   }
 }
