@@ -1,5 +1,5 @@
 // gpureduce_bench: Google Benchmark head-to-head of gpureduce against cub::DeviceReduce and
-// thrust::reduce, in two families:
+// thrust::reduce, in three families:
 //   stream: <op>/<type>/n:<n>/<contender>        one call between two CUDA events on the default
 //           stream; contender = <strategy>/<pipeline>, automatic/automatic+zeroed, cub, thrust or
 //           floor.
@@ -7,17 +7,23 @@
 //           automatic/automatic+zeroed, cub and floor. 100 calls on the same input captured into
 //           one CUDA graph (graph_timing.hpp); one replay between events per iteration, reported
 //           per reduction (elapsed / 100): the time without host launch overhead.
+//   paired: paired/<op>/<type>/n:<n>/<A>_vs_cub   A = automatic or zeroed (automatic+zeroed), B =
+//           cub; the stream family's cases at n = 2^10 ... 2^20 only. Each iteration times one call
+//           of A and one of B, each between CUDA events on the default stream, in ABBA order; the
+//           ratio to CUB comes from the per-iteration ratios a_i / b_i, which drift between
+//           separately run benchmarks cannot bias (see run_paired).
 // floor is not a reduction: one launch of an empty kernel (1 block of 32 threads, floor_kernel.cu)
-// per call, timed exactly like the others at every (op, type, n) and not validated. Its time is the
-// launch cost no single-launch reduction can get below in this harness; report.py adds the input
-// bytes at the theoretical bandwidth to it for the "floor" columns of its automatic-vs-CUB tables.
+// per call, timed exactly like the others at every (op, type, n) of the stream and graph families
+// and not validated. Its time is the launch cost no single-launch reduction can get below in this
+// harness; report.py adds the input bytes at the theoretical bandwidth to it for the "floor"
+// columns of its automatic-vs-CUB tables.
 // Time is GPU time from CUDA events (UseManualTime); Google Benchmark's real_time is its mean.
 // Counters: median_us, p10_us, p90_us (percentiles of the iterations' times, per call or per
 // reduction: robust to one slow iteration, unlike the mean); for gpureduce contenders the launch
 // plan as plan_grid, plan_block, plan_items_per_thread, plan_launches and as text in the label.
 //
 // Own flags (removed before Google Benchmark sees argv):
-//   --modes=stream|graph|all         which families to register (default all).
+//   --modes=stream|graph|paired|all  which families to register, comma-separated (default all).
 //   --contenders=default|main|full   stream family only. default: every strategy x pipeline for
 //                                    sum/f32, the main contenders (automatic, automatic+zeroed,
 //                                    cub_block/last_block, cub, thrust) elsewhere; main: main
@@ -28,6 +34,10 @@
 //   --flush_l2                       stream family: flush L2 before every timed iteration (also
 //                                    GPUREDUCE_BENCH_FLUSH_L2=1); outside the timed region. The
 //                                    graph family never flushes (99 of 100 replays would hit L2).
+//                                    The paired family flushes before each of its two calls.
+//   --paired_min_time=SECONDS        the paired family's min time (default 0.05, the stream
+//                                    family's), in A's time; B's calls come on top, so each paired
+//                                    benchmark spends about twice that on the GPU.
 // --benchmark_min_time defaults to 0.05 s here for the stream family.
 #include <benchmark/benchmark.h>
 #include <gpureduce/gpureduce.hpp>
@@ -99,6 +109,36 @@ const Case kCases[] = {{OpKind::sum, ElemType::f32},
 const Case kGraphCases[] = {{OpKind::sum, ElemType::f32},
                             {OpKind::sum, ElemType::i32},
                             {OpKind::sum, ElemType::f64}};
+
+// The paired family's: the stream family's cases, at the sizes paired_sizes() gives.
+const Case* const kPairedCases = kCases;
+constexpr std::size_t kPairedCaseCount = std::size(kCases);
+
+// n = 2^10 ... 2^20 in steps of 4x: where launch overhead dominates. A call there takes ~6 us
+// between events, of which reading the input is at most ~1 us (4 MiB of floats at ~4 TB/s), with a
+// p10-p90 spread of ~2 us; the machine drifts by a few tenths of a us between benchmarks run one
+// after another, so a ratio to CUB from separately run stream cases is noise at these sizes. Above
+// 2^20 the read time dominates and the stream family's ratios are stable enough.
+std::vector<std::int64_t> paired_sizes() {
+  std::vector<std::int64_t> n;
+  for (int k = 10; k <= 20; k += 2) n.push_back(std::int64_t(1) << k);
+  return n;
+}
+
+// A paired benchmark: gpureduce with some Options (A) against cub::DeviceReduce (B).
+struct PairedContenders {
+  std::string name;    // the last part of the benchmark's name
+  Contender a;
+  std::string a_text;  // A in the label
+};
+std::vector<PairedContenders> paired_contenders() {
+  using gpureduce::Pipeline;
+  using gpureduce::Strategy;
+  return {{"automatic_vs_cub", gpureduce_contender(Strategy::automatic, Pipeline::automatic),
+           "automatic (default Options)"},
+          {"zeroed_vs_cub", gpureduce_contender(Strategy::automatic, Pipeline::automatic, true),
+           "automatic+zeroed (temp storage zeroed once)"}};
+}
 
 // The number of reductions captured into one graph; each graph iteration reports elapsed / this.
 constexpr int kCallsPerGraph = 100;
@@ -211,6 +251,17 @@ std::string describe_plan(benchmark::State& st, const Contender& c, const In* d_
   return plan_text(plan);
 }
 
+// The label (the device name, then the non-empty notes, "; "-separated) and the l2_resident
+// counter, with a note in the label when set.
+void set_label(benchmark::State& st, const std::vector<std::string>& notes, bool l2_resident) {
+  st.counters["l2_resident"] = l2_resident ? 1 : 0;
+  std::string label = suite->device.name;
+  for (const std::string& note : notes)
+    if (!note.empty()) label += "; " + note;
+  if (l2_resident) label += "; L2-resident: cache bandwidth";
+  st.SetLabel(label.c_str());
+}
+
 // What every benchmark reports once its timed loop is done: bytes, % of peak, L2 residency, the
 // robust statistics, and a label of "; "-separated notes after the device name. A contender that
 // reads no input (floor) reports no bytes, no % of peak and l2_resident = 0.
@@ -226,13 +277,8 @@ void report(benchmark::State& st, std::int64_t n, std::size_t elem_bytes,
         suite->device.percent_of_peak(bytes * double(st.iterations()), times.total_seconds());
     if (pct >= 0) st.counters["pct_peak_bw"] = pct;
   }
-  st.counters["l2_resident"] = l2_resident ? 1 : 0;
   times.report(st);
-  std::string label = suite->device.name;
-  for (const std::string& note : notes)
-    if (!note.empty()) label += "; " + note;
-  if (l2_resident) label += "; L2-resident: cache bandwidth";
-  st.SetLabel(label.c_str());
+  set_label(st, notes, l2_resident);
 }
 
 // The stream family: each timed iteration is one call between two events on the default stream.
@@ -317,17 +363,106 @@ void run_graph(benchmark::State& st, const Contender& c, std::int64_t n) {
   report(st, n, sizeof(In), times, /*l2_flushed=*/false, notes, call.has_result());
 }
 
-enum class Mode { stream, graph };
+// The paired family: A (gpureduce) and B (CUB) on the same input, both validated, then each
+// iteration times one call of A and one call of B, each between two events on the default stream
+// as in the stream family, A first in even iterations and B first in odd ones (A B B A A B ...:
+// ABBA), so neither always runs right after the other's call. A drift of the machine (clocks,
+// power, other tenants) over the run slows both alike, and the ratio a_i / b_i of one iteration's
+// two calls, taken microseconds apart, cancels it; its median and p10/p90 are the result.
+// Google Benchmark's own time is A's (SetIterationTime(a_i)), so the min time counts A's time.
+template <class In, OpKind Op>
+void run_paired(benchmark::State& st, const PairedContenders& pc, std::int64_t n) {
+  const In* d_in = input<In>();
+  ContenderCall<In, Op> a(pc.a, d_in, n);
+  ContenderCall<In, Op> b(cub_contender(), d_in, n);
+  std::vector<std::string> notes{
+      "paired: A=" + pc.a_text + ", B=cub::DeviceReduce, alternated ABBA",
+      describe_plan<In, Op>(st, pc.a, d_in, n)};
 
-template <class In, OpKind Op, Mode M>
-void run_guarded(benchmark::State& st, const Contender& c, std::int64_t n) {
+  // Validate both once, untimed, against CUB's answer computed apart from B's instance; then warm
+  // up both.
+  for (ContenderCall<In, Op>* call : {&a, &b}) {
+    call->poison_output(nullptr);
+    call->enqueue(nullptr);
+    std::string why;
+    if (!matches_cub<In, Op>(call->result(nullptr), n, why)) {
+      st.SkipWithError(((call == &a ? "A: " : "B: ") + why).c_str());
+      return;
+    }
+  }
+  a.enqueue(nullptr);
+  b.enqueue(nullptr);
+  BENCH_CUDA_CHECK(cudaDeviceSynchronize());
+
+  CudaEventTimer timer(nullptr);
+  auto time_call = [&](ContenderCall<In, Op>& call) {
+    if (suite->flusher) suite->flusher->flush(nullptr);  // before the start event: not timed
+    timer.start();
+    call.enqueue(nullptr);
+    return timer.stop_seconds();
+  };
+  IterationTimes a_times(st), b_times(st), ratios(st);
+  bool a_first = true;
+  for ([[maybe_unused]] auto _ : st) {
+    double ta, tb;
+    if (a_first) {
+      ta = time_call(a);
+      tb = time_call(b);
+    } else {
+      tb = time_call(b);
+      ta = time_call(a);
+    }
+    a_first = !a_first;
+    st.SetIterationTime(ta);
+    a_times.add(ta);
+    b_times.add(tb);
+    if (tb > 0) ratios.add(ta / tb);
+  }
+
+  if (!a_times.empty()) {
+    const std::vector<double> r = ratios.sorted();
+    st.counters["a_median_us"] = 1e6 * IterationTimes::percentile(a_times.sorted(), 0.5);
+    st.counters["b_median_us"] = 1e6 * IterationTimes::percentile(b_times.sorted(), 0.5);
+    st.counters["ratio_median"] = IterationTimes::percentile(r, 0.5);
+    st.counters["ratio_p10"] = IterationTimes::percentile(r, 0.1);
+    st.counters["ratio_p90"] = IterationTimes::percentile(r, 0.9);
+  }
+  if (pc.a.options.temp_storage_zeroed)
+    notes.push_back("temp storage zeroed once, no per-call memset");
+  const bool l2_resident =
+      !suite->flush_l2 && suite->device.l2_resident(std::size_t(n) * sizeof(In));
+  set_label(st, notes, l2_resident);
+}
+
+// Runs one benchmark's body; a CUDA failure skips that benchmark, not the program.
+template <class Body>
+void run_guarded(benchmark::State& st, Body&& body) {
   try {
-    if constexpr (M == Mode::graph) run_graph<In, Op>(st, c, n);
-    else run_stream<In, Op>(st, c, n);
+    body();
   } catch (const CudaFailure& e) {
     cudaGetLastError();  // a launch error is not sticky: let the next benchmark run
     st.SkipWithError(e.what());
   }
+}
+
+enum class Mode { stream, graph };
+
+// Registers `<prefix><op>/<type>/n:<n>/<last>` (manual time, in µs) to run, under run_guarded,
+// body(st, In{}, std::integral_constant<OpKind, op>{}) with the case's C++ input type and op.
+template <class Body>
+benchmark::internal::Benchmark* register_case(const std::string& prefix, const Case& k,
+                                              std::int64_t n, const std::string& last, Body body) {
+  const std::string name = prefix + to_string(k.op) + "/" + to_string(k.type) + "/n:" +
+                           std::to_string(n) + "/" + last;
+  benchmark::internal::Benchmark* b = nullptr;
+  with_elem_type(k.type, [&](auto tag) {
+    with_op(k.op, [&](auto op) {
+      b = benchmark::RegisterBenchmark(name.c_str(), [body, tag, op](benchmark::State& st) {
+        run_guarded(st, [&] { body(st, tag, op); });
+      });
+    });
+  });
+  return b->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
 
 // Registers one benchmark per (case, contender, n); `prefix` is "" or "graph/".
@@ -338,23 +473,17 @@ std::vector<benchmark::internal::Benchmark*> register_family(const std::string& 
   std::vector<benchmark::internal::Benchmark*> registered;
   for (std::size_t i = 0; i < count; ++i) {
     const Case& k = cases[i];
-    const std::string type_name = to_string(k.type);
     const std::vector<Contender> list =
         M == Mode::graph ? graph_contenders() : contenders_for(k, set);
     for (const Contender& c : list) {
       for (std::int64_t n : sizes()) {
-        const std::string name = prefix + to_string(k.op) + "/" + type_name + "/n:" +
-                                 std::to_string(n) + "/" + c.name;
-        with_elem_type(k.type, [&](auto tag) {
-          using In = decltype(tag);
-          with_op(k.op, [&](auto op) {
-            constexpr OpKind Op = decltype(op)::value;
-            registered.push_back(
-                benchmark::RegisterBenchmark(name.c_str(), [c, n](benchmark::State& st) {
-                  run_guarded<In, Op, M>(st, c, n);
-                })->UseManualTime()->Unit(benchmark::kMicrosecond));
-          });
-        });
+        registered.push_back(
+            register_case(prefix, k, n, c.name, [c, n](benchmark::State& st, auto tag, auto op) {
+              using In = decltype(tag);
+              constexpr OpKind Op = decltype(op)::value;
+              if constexpr (M == Mode::graph) run_graph<In, Op>(st, c, n);
+              else run_stream<In, Op>(st, c, n);
+            }));
       }
     }
   }
@@ -373,14 +502,29 @@ void register_graph(double min_time) {
     b->MinTime(min_time);
 }
 
+// paired/<op>/<type>/n:<n>/<pair>; MinTime counts A's time (see run_paired).
+void register_paired(double min_time) {
+  for (std::size_t i = 0; i < kPairedCaseCount; ++i) {
+    for (const PairedContenders& pc : paired_contenders()) {
+      for (std::int64_t n : paired_sizes()) {
+        register_case("paired/", kPairedCases[i], n, pc.name,
+                      [pc, n](benchmark::State& st, auto tag, auto op) {
+                        run_paired<decltype(tag), decltype(op)::value>(st, pc, n);
+                      })
+            ->MinTime(min_time);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gpureduce_bench
 
 int main(int argc, char** argv) {
   using namespace gpureduce_bench;
   ContenderSet set = ContenderSet::by_case;
-  bool stream_mode = true, graph_mode = true;
-  double graph_min_time = 0.002;
+  bool stream_mode = true, graph_mode = true, paired_mode = true;
+  double graph_min_time = 0.002, paired_min_time = 0.05;
   const char* env_flush = std::getenv("GPUREDUCE_BENCH_FLUSH_L2");
   bool flush_l2 = env_flush && std::strcmp(env_flush, "0") != 0 && *env_flush != '\0';
 
@@ -402,20 +546,36 @@ int main(int argc, char** argv) {
         return 1;
       }
     } else if (a.rfind("--modes=", 0) == 0) {
+      stream_mode = graph_mode = paired_mode = false;
+      bool ok = true;
       const std::string v = a.substr(8);
-      stream_mode = v == "stream" || v == "all";
-      graph_mode = v == "graph" || v == "all";
-      if (!stream_mode && !graph_mode) {
-        std::fprintf(stderr, "gpureduce_bench: --modes must be stream, graph or all\n");
+      for (std::size_t pos = 0;;) {
+        const std::size_t comma = v.find(',', pos);
+        const std::string m = v.substr(pos, comma == std::string::npos ? comma : comma - pos);
+        if (m == "all") stream_mode = graph_mode = paired_mode = true;
+        else if (m == "stream") stream_mode = true;
+        else if (m == "graph") graph_mode = true;
+        else if (m == "paired") paired_mode = true;
+        else ok = false;
+        if (comma == std::string::npos) break;
+        pos = comma + 1;
+      }
+      if (!ok) {
+        std::fprintf(stderr, "gpureduce_bench: --modes must be stream, graph, paired or all, "
+                             "or a comma-separated list of them\n");
         return 1;
       }
-    } else if (a.rfind("--graph_min_time=", 0) == 0) {
+    } else if (a.rfind("--graph_min_time=", 0) == 0 || a.rfind("--paired_min_time=", 0) == 0) {
+      const bool graph = a[2] == 'g';
+      const std::size_t at = a.find('=') + 1;
       char* end = nullptr;
-      graph_min_time = std::strtod(a.c_str() + 17, &end);
-      if (end == a.c_str() + 17 || *end != '\0' || !(graph_min_time > 0)) {
-        std::fprintf(stderr, "gpureduce_bench: --graph_min_time must be a number of seconds > 0\n");
+      const double t = std::strtod(a.c_str() + at, &end);
+      if (end == a.c_str() + at || *end != '\0' || !(t > 0)) {
+        std::fprintf(stderr, "gpureduce_bench: --%s_min_time must be a number of seconds > 0\n",
+                     graph ? "graph" : "paired");
         return 1;
       }
+      (graph ? graph_min_time : paired_min_time) = t;
     } else {
       args.push_back(argv[i]);
     }
@@ -434,6 +594,7 @@ int main(int argc, char** argv) {
   // Registering needs no GPU, so --benchmark_list_tests works on a build machine too.
   if (stream_mode) register_stream(set);
   if (graph_mode) register_graph(graph_min_time);
+  if (paired_mode) register_paired(paired_min_time);
   if (listing) {
     benchmark::RunSpecifiedBenchmarks();
     return 0;
@@ -462,6 +623,7 @@ int main(int argc, char** argv) {
     benchmark::AddCustomContext("l2_flush", flush_l2 ? "yes: L2 flushed before every timed iteration" : "no: inputs below the L2 size are read from cache (l2_resident=1)");
     benchmark::AddCustomContext("timing", "CUDA events around each call (manual time); temp storage allocated outside the timed loop; gpureduce default Options include the per-call counter memset, +zeroed is the zeroed-once fast path");
     benchmark::AddCustomContext("graph_timing", "graph/...: " + std::to_string(kCallsPerGraph) + " reductions of the same input captured into one CUDA graph on a non-blocking stream, instantiated once; each iteration is one cudaGraphLaunch between events, reported per reduction (elapsed / " + std::to_string(kCallsPerGraph) + "); min time " + std::to_string(graph_min_time) + " s of per-reduction time; L2 never flushed");
+    benchmark::AddCustomContext("paired_timing", "paired/...: A (gpureduce: automatic, default Options, or automatic+zeroed) and B (cub::DeviceReduce) on the same input; each iteration times one call of A and one of B, each between CUDA events on the default stream, A first in even iterations and B first in odd ones (ABBA); a_median_us and b_median_us are their medians, ratio_median, ratio_p10 and ratio_p90 percentiles of the per-iteration ratios a_i / b_i; Google Benchmark's time is A's; min time " + std::to_string(paired_min_time) + " s of A's time");
     benchmark::AddCustomContext("statistics", "real_time is Google Benchmark's mean over iterations; median_us, p10_us, p90_us are percentiles of the iterations' times (per call; per reduction in graph mode)");
     benchmark::AddCustomContext("floor_note", "floor: not a reduction; one launch of an empty kernel (1 block of 32 threads) per call, timed like the others (per call in the stream family, per kernel of a 100-kernel graph in the graph family) and not validated: the launch cost no single-launch reduction can beat here");
     benchmark::AddCustomContext("thrust_note", "thrust::reduce(thrust::device, ...) as users call it: it allocates temp storage and synchronises on every call, and that is in its time");

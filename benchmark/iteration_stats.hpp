@@ -39,6 +39,14 @@ class IterationTimes {
     st.counters["p90_us"] = benchmark::Counter(1e6 * percentile(sorted, 0.9));
   }
 
+  // The recorded values in ascending order, for percentiles of other quantities than a family's
+  // own median_us/p10_us/p90_us (the paired family keeps A's, B's and the ratios' separately).
+  std::vector<double> sorted() const {
+    std::vector<double> v = seconds_;
+    std::sort(v.begin(), v.end());
+    return v;
+  }
+
   // The p-quantile (p in [0, 1]) of sorted values, interpolated linearly between the two nearest
   // order statistics (numpy's default), so p = 0.5 is the usual median of an even count.
   static double percentile(const std::vector<double>& sorted, double p) {

@@ -8,10 +8,14 @@ writes, in --out:
     <device>-<date>.json  the input, copied as it is
     <device>-<date>.csv   device,type,op,n,contender,time_us,gbps,mode: one row per measured case;
                           mode is stream (one call between events) or graph (graph/... names: per
-                          reduction, 100 reductions per CUDA graph replay)
+                          reduction, 100 reductions per CUDA graph replay); the paired family is not
+                          in it (its benchmarks time two contenders each)
     <device>-<date>.md    automatic vs CUB per n (stream, with automatic's launch plan; then graph),
                           with the floor (the `floor` contender's empty launch + the input bytes at
                           the theoretical bandwidth) and floor / CUB where the JSON has `floor`;
+                          where the JSON has paired/... entries, the paired small-n comparison (A =
+                          automatic or automatic+zeroed and B = CUB alternated call by call: A's and
+                          B's medians and the median and p10-p90 of the per-iteration ratios A/B);
                           the ladder outputs given with --ladder and gpureduce_overhead's output
                           given with --overhead, verbatim; per case: n, us, p10-p90,
                           GB/s, % of peak and time relative to CUB for every contender, L2-resident
@@ -41,6 +45,10 @@ TIME_UNIT_TO_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 ELEM_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "i32": 4, "u32": 4, "f64": 8, "i64": 8, "u64": 8}
 # The contender that is no reduction: one empty kernel launch per call (gpureduce_bench's floor).
 FLOOR = "floor"
+# Name prefixes of the families other than stream (whose names have none).
+MODE_PREFIXES = ("graph", "paired")
+# The paired family's benchmarks (the last part of their names), in table order, with A's name.
+PAIRED_A = OrderedDict([("automatic_vs_cub", "automatic"), ("zeroed_vs_cub", "automatic+zeroed")])
 # Suffixes Google Benchmark appends to a benchmark's name; none of them is part of the case.
 NAME_SUFFIXES = re.compile(r"(/manual_time|/real_time|/min_time:[^/]*|/repeats:[^/]*|/iterations:[^/]*|/threads:[^/]*)+$")
 
@@ -51,12 +59,14 @@ PLAN_IN_LABEL = re.compile(r"(?:^|;\s*)plan: ([^;]+)")
 
 def parse_name(name):
     """'sum/f32/n:1024/vectorized/last_block/manual_time' -> ('stream', 'sum', 'f32', 1024, 'vectorized/last_block');
-    'graph/sum/f32/n:1024/cub/min_time:0.002/manual_time' -> ('graph', 'sum', 'f32', 1024, 'cub')."""
+    'graph/sum/f32/n:1024/cub/min_time:0.002/manual_time' -> ('graph', 'sum', 'f32', 1024, 'cub');
+    'paired/sum/f32/n:1024/automatic_vs_cub/min_time:0.050/manual_time'
+        -> ('paired', 'sum', 'f32', 1024, 'automatic_vs_cub')."""
     base = NAME_SUFFIXES.sub("", name)
     parts = base.split("/")
     mode = "stream"
-    if parts and parts[0] == "graph":
-        mode, parts = "graph", parts[1:]
+    if parts and parts[0] in MODE_PREFIXES:
+        mode, parts = parts[0], parts[1:]
     if len(parts) < 4 or not parts[2].startswith("n:"):
         return None
     try:
@@ -80,9 +90,10 @@ def plan_of(b):
     return None
 
 
-def load_results(data):
-    """One result per (mode, op, type, n, contender): the median aggregate when the run used
-    repetitions, else the mean of its iteration entries. Errors are kept, marked."""
+def group_entries(data):
+    """[((mode, op, type, n, contender), entries, error)] in the JSON's order: entries are the median
+    aggregate when the run used repetitions, else its iteration entries; error is the message of a
+    failed one (else None)."""
     grouped = OrderedDict()
     for b in data.get("benchmarks", []):
         key = parse_name(b.get("run_name") or b.get("name", ""))
@@ -96,12 +107,20 @@ def load_results(data):
                 entry["median"] = b
         else:
             entry["iterations"].append(b)
+    return [(key, [e["median"]] if e["median"] else e["iterations"], e["error"])
+            for key, e in grouped.items()]
 
+
+def load_results(data):
+    """One result per (mode, op, type, n, contender) of the stream and graph families: the median
+    aggregate when the run used repetitions, else the mean of its iteration entries. Errors are
+    kept, marked. The paired family is read by load_paired."""
     results = []
-    for (mode, op, typ, n, contender), e in grouped.items():
-        row = {"mode": mode, "op": op, "type": typ, "n": n, "contender": contender, "error": e["error"]}
-        picked = [e["median"]] if e["median"] else e["iterations"]
-        if picked and not e["error"]:
+    for (mode, op, typ, n, contender), picked, error in group_entries(data):
+        if mode == "paired":
+            continue
+        row = {"mode": mode, "op": op, "type": typ, "n": n, "contender": contender, "error": error}
+        if picked and not error:
             def mean(f):
                 return sum(f(b) for b in picked) / len(picked)
 
@@ -127,6 +146,26 @@ def load_results(data):
         row["plan"] = plans[0] if plans else None
         results.append(row)
     return results
+
+
+PAIRED_COUNTERS = ("a_median_us", "b_median_us", "ratio_median", "ratio_p10", "ratio_p90")
+
+
+def load_paired(data):
+    """One row per paired benchmark (mode 'paired', contender = its last name part, e.g.
+    'automatic_vs_cub'): the counters of PAIRED_COUNTERS from the median aggregate when the run used
+    repetitions, else the mean over its iteration entries (None where missing). Errors are kept."""
+    rows = []
+    for (mode, op, typ, n, pair), picked, error in group_entries(data):
+        if mode != "paired":
+            continue
+        row = {"mode": mode, "op": op, "type": typ, "n": n, "contender": pair, "error": error,
+               "l2_resident": any(b.get("l2_resident", 0) >= 0.5 for b in picked)}
+        for k in PAIRED_COUNTERS:
+            values = [b[k] for b in picked if k in b] if not error else []
+            row[k] = sum(values) / len(values) if values else None
+        rows.append(row)
+    return rows
 
 
 def cases_in_order(results, mode=None):
@@ -224,9 +263,21 @@ def floor_cells(floors, n, cub):
     return [fmt(f, ".2f"), fmt(f / cub if f is not None and cub else None, ".2f")]
 
 
-def summary_lines(case, rows, peak=None, with_floor=None):
-    """Stream mode, automatic vs CUB per n (the numbers the results' closing note quotes), with the
-    floor (where the JSON has the floor contender) and the launch plan automatic used."""
+# What the automatic-vs-CUB table of each mode shows besides automatic and +zeroed: its title,
+# whether thrust has columns (it cannot be captured into a graph) and whether the launch plan
+# automatic used closes each row.
+SUMMARY_MODES = {
+    "stream": {"title": "### %s %s: automatic vs CUB", "thrust": True, "plan": True},
+    "graph": {"title": "### graph %s %s: automatic vs CUB, per reduction", "thrust": False, "plan": False},
+}
+
+
+def summary_lines(mode, case, rows, peak=None, with_floor=None):
+    """Automatic vs CUB per n for one case of mode 'stream' (one call between events; with thrust
+    and the launch plan automatic used: the numbers the results' closing note quotes) or 'graph'
+    (per reduction, replayed 100 to a graph); with the floor (one empty launch, or one empty kernel
+    per graph node, + the read) where the JSON has the floor contender."""
+    spec = SUMMARY_MODES[mode]
     op, typ = case
     cub = cub_times(rows)
     by = {(r["contender"], r["n"]): r for r in rows}
@@ -234,41 +285,60 @@ def summary_lines(case, rows, peak=None, with_floor=None):
     if with_floor is None:
         with_floor = has_floor(rows)
     floors = floor_times(rows, typ, peak) if with_floor else None
-    lines = ["### %s %s: automatic vs CUB" % (op, typ), "",
-             "| n | CUB µs | automatic µs | automatic / CUB | +zeroed µs | +zeroed / CUB | thrust µs | thrust / CUB |%s automatic plan |"
-             % (" floor µs | floor / CUB |" if floors is not None else ""),
-             "|---:|---:|---:|---:|---:|---:|---:|---:|%s---|" % ("---:|---:|" if floors is not None else "")]
+    names = ("automatic/automatic", "automatic/automatic+zeroed") + (("thrust",) if spec["thrust"] else ())
+    header = "| n | CUB µs | automatic µs | automatic / CUB | +zeroed µs | +zeroed / CUB |"
+    rule = "|---:|---:|---:|---:|---:|---:|"
+    if spec["thrust"]:
+        header, rule = header + " thrust µs | thrust / CUB |", rule + "---:|---:|"
+    if floors is not None:
+        header, rule = header + " floor µs | floor / CUB |", rule + "---:|---:|"
+    if spec["plan"]:
+        header, rule = header + " automatic plan |", rule + "---|"
+    lines = [spec["title"] % (op, typ), "", header, rule]
     for n in sorted({r["n"] for r in rows}):
         c = cub.get(n)
-        cells = ratio_cells(by, ("automatic/automatic", "automatic/automatic+zeroed", "thrust"), n, c)
+        cells = ratio_cells(by, names, n, c)
         if floors is not None:
             cells += floor_cells(floors, n, c)
+        if spec["plan"]:
+            cells.append(plans.get(n, "-"))
         resident = any(r.get("l2_resident") for r in rows if r["n"] == n)
-        lines.append("| %d%s | %s | %s | %s |" % (n, " (L2)" if resident else "", fmt(c, ".2f"),
-                                                  " | ".join(cells), plans.get(n, "-")))
+        lines.append("| %d%s | %s | %s |" % (n, " (L2)" if resident else "", fmt(c, ".2f"), " | ".join(cells)))
     return lines
 
 
-def graph_summary_lines(case, rows, peak=None, with_floor=None):
-    """Graph mode, automatic vs CUB per n: per reduction, replayed 100 to a graph; with the floor
-    (one empty kernel per graph node + the read) where the JSON has the floor contender."""
+PAIRED_TEXT = (
+    "At these sizes one call takes ~6 µs between events, mostly launch overhead, with a p10–p90 "
+    "spread of ~2 µs, and the machine drifts by a few tenths of a µs between benchmarks run one "
+    "after another, so `time / CUB` from the separately run cases above is noise there. Here each "
+    "iteration times one call of A (gpureduce) and one of B (`cub::DeviceReduce`) on the same input, "
+    "back to back, in ABBA order, so drift hits both alike: `median of A/B` and its p10–p90 are "
+    "percentiles of the per-iteration ratios a_i / b_i (not the quotient of the two medians, which "
+    "are shown for scale). Below 1 means A is faster.")
+
+
+def paired_lines(case, rows):
+    """The paired family for one case: per n, one row per pair (automatic, then +zeroed), each with
+    A's and B's medians and the percentiles of the per-iteration ratios A/B."""
     op, typ = case
-    cub = cub_times(rows)
-    by = {(r["contender"], r["n"]): r for r in rows}
-    if with_floor is None:
-        with_floor = has_floor(rows)
-    floors = floor_times(rows, typ, peak) if with_floor else None
-    lines = ["### graph %s %s: automatic vs CUB, per reduction" % (op, typ), "",
-             "| n | CUB µs | automatic µs | automatic / CUB | +zeroed µs | +zeroed / CUB |%s"
-             % (" floor µs | floor / CUB |" if floors is not None else ""),
-             "|---:|---:|---:|---:|---:|---:|%s" % ("---:|---:|" if floors is not None else "")]
+    order = list(PAIRED_A) + [p for p in OrderedDict.fromkeys(r["contender"] for r in rows) if p not in PAIRED_A]
+    lines = ["### %s %s: A vs CUB, alternated call by call" % (op, typ), "",
+             "| n | A | A median µs | B (CUB) median µs | median of A/B | p10–p90 of A/B |",
+             "|---:|---|---:|---:|---:|---:|"]
     for n in sorted({r["n"] for r in rows}):
-        c = cub.get(n)
-        cells = ratio_cells(by, ("automatic/automatic", "automatic/automatic+zeroed"), n, c)
-        if floors is not None:
-            cells += floor_cells(floors, n, c)
-        resident = any(r.get("l2_resident") for r in rows if r["n"] == n)
-        lines.append("| %d%s | %s | %s |" % (n, " (L2)" if resident else "", fmt(c, ".2f"), " | ".join(cells)))
+        by = {r["contender"]: r for r in rows if r["n"] == n}
+        for pair in (p for p in order if p in by):
+            r = by[pair]
+            a = PAIRED_A.get(pair, pair)
+            l2 = " (L2)" if r.get("l2_resident") else ""
+            if r["error"]:
+                lines.append("| %d%s | %s | error | | | |" % (n, l2, a))
+                continue
+            spread = ("%.3f–%.3f" % (r["ratio_p10"], r["ratio_p90"])
+                      if r["ratio_p10"] is not None and r["ratio_p90"] is not None else "-")
+            lines.append("| %d%s | %s | %s | %s | %s | %s |" % (
+                n, l2, a, fmt(r["a_median_us"], ".2f"), fmt(r["b_median_us"], ".2f"),
+                fmt(r["ratio_median"], ".3f"), spread))
     return lines
 
 
@@ -307,7 +377,7 @@ def statistic_text(results):
     return "the median of the timed iterations where recorded (`median_us`), else Google Benchmark's mean"
 
 
-def write_markdown(path, args, device, context, results):
+def write_markdown(path, args, device, context, results, paired=()):
     stream_cases = cases_in_order(results, "stream")
     graph_cases = cases_in_order(results, "graph")
     peak = peak_bytes_per_second(context)
@@ -318,7 +388,8 @@ def write_markdown(path, args, device, context, results):
         out += ["Command:", "", "```sh", args.command, "```", ""]
     for key, label in (("versions", "Versions"), ("gpu_peak_bandwidth", "Theoretical bandwidth"),
                        ("gpu_l2_bytes", "L2 bytes"), ("l2_flush", "L2 flush"), ("timing", "Timing"),
-                       ("graph_timing", "Graph mode"), ("statistics", "Statistics"),
+                       ("graph_timing", "Graph mode"), ("paired_timing", "Paired mode"),
+                       ("statistics", "Statistics"),
                        ("floor_note", "Floor"), ("thrust_note", "Thrust"), ("inputs", "Inputs"), ("input_seed", "Input seed"),
                        ("date", "Run at"), ("host_name", "Host")):
         if key in context:
@@ -336,7 +407,7 @@ def write_markdown(path, args, device, context, results):
         if with_floor:
             out += [FLOOR_TEXT % peak_text, ""]
         for case, rows in stream_cases.items():
-            out += summary_lines(case, rows, peak, with_floor) + [""]
+            out += summary_lines("stream", case, rows, peak, with_floor) + [""]
     if graph_cases:
         out += ["## Graph mode: automatic vs CUB", "",
                 "Per reduction: 100 reductions of the same input captured into one CUDA graph, one "
@@ -349,7 +420,12 @@ def write_markdown(path, args, device, context, results):
                     "the same input, so every size below the L2 size is read from L2 here: the "
                     "DRAM read term overstates the true minimum most in this table.", ""]
         for case, rows in graph_cases.items():
-            out += graph_summary_lines(case, rows, peak, with_floor) + [""]
+            out += summary_lines("graph", case, rows, peak, with_floor) + [""]
+    paired_cases = cases_in_order(paired, "paired")
+    if paired_cases:
+        out += ["## Paired small-n comparison (A and B alternated call by call)", "", PAIRED_TEXT, ""]
+        for case, rows in paired_cases.items():
+            out += paired_lines(case, rows) + [""]
     if args.ladder:
         out += ["## The ladder", ""]
         for path_ in args.ladder:
@@ -365,9 +441,9 @@ def write_markdown(path, args, device, context, results):
     out += ["## Every contender", ""]
     for case, rows in cases_in_order(results).items():
         out += case_table_lines(case, rows) + [""]
-    errors = [r for r in results if r["error"]]
+    errors = [r for r in list(results) + list(paired) if r["error"]]
     if errors:
-        out += ["## Errors", ""] + ["- %s%s/%s/n:%d/%s: %s" % ("graph/" if r["mode"] == "graph" else "",
+        out += ["## Errors", ""] + ["- %s%s/%s/n:%d/%s: %s" % ("" if r["mode"] == "stream" else r["mode"] + "/",
                                                             r["op"], r["type"], r["n"], r["contender"], r["error"])
                                     for r in errors] + [""]
     with open(path, "w") as f:
@@ -439,7 +515,8 @@ def main(argv=None):
     # The CSV's device column names the GPU as the benchmark saw it; the file names use --device.
     device = context.get("gpu", args.device)
     results = load_results(data)
-    if not results:
+    paired = load_paired(data)
+    if not results and not paired:
         print("report.py: no gpureduce_bench results in %s" % args.json, file=sys.stderr)
         return 1
 
@@ -448,13 +525,15 @@ def main(argv=None):
     if os.path.abspath(args.json) != os.path.abspath(stem + ".json"):
         shutil.copyfile(args.json, stem + ".json")
     write_csv(stem + ".csv", device, results)
-    write_markdown(stem + ".md", args, device, context, results)
+    write_markdown(stem + ".md", args, device, context, results, paired)
     peak = peak_bytes_per_second(context)
-    for mode, lines_of in (("stream", summary_lines), ("graph", graph_summary_lines)):
+    for mode in SUMMARY_MODES:
         cases = cases_in_order(results, mode)
         with_floor = mode_has_floor(cases)
         for case, rows in cases.items():
-            print("\n".join(lines_of(case, rows, peak, with_floor)) + "\n")
+            print("\n".join(summary_lines(mode, case, rows, peak, with_floor)) + "\n")
+    for case, rows in cases_in_order(paired, "paired").items():
+        print("\n".join(paired_lines(case, rows)) + "\n")
     print("wrote %s.json, %s.csv, %s.md" % (stem, stem, stem))
     if not write_plot(stem + ".png", device, args.date, results):
         return 3

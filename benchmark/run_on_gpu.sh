@@ -5,9 +5,10 @@
 # from the repository root, with the binaries in build/benchmark/ (override: GPUREDUCE_BENCH_BIN).
 # DEVICE (for file names) defaults to the GPU's name from nvidia-smi, e.g. "h100-80gb-hbm3"; DATE to
 # today (UTC). Extra arguments for gpureduce_bench: GPUREDUCE_BENCH_ARGS, placed last so they win
-# (e.g. "--flush_l2", "--contenders=main", "--modes=stream" or "--graph_min_time=0.005").
+# (e.g. "--flush_l2", "--contenders=main", "--modes=stream", "--graph_min_time=0.005" or
+# "--paired_min_time=0.02").
 #
-# Run time on an H100 with the defaults, about 3.5 minutes (an estimate: no GPU where this was
+# Run time on an H100 with the defaults, about 4 minutes (an estimate: no GPU where this was
 # written; report.py takes seconds):
 #   ladder f32 + f64            ~10 s   (a guess: ~15 rows x 33 calls of <= a few ms, twice)
 #   stream family (803 cases)  ~140 s   (~110 s reported for its former 627 cases, ~0.18 s a
@@ -22,6 +23,10 @@
 #       The floor cases are cheap (an empty kernel) but pay the same ~0.35 s.
 # With --benchmark_min_time=0.05 for the graph family instead, it would be ~100 x 1.5 x 0.05 s
 # = 7.5 s a case, 12 minutes: hence its own, smaller min time.
+#   paired family (60 cases)    ~25 s   (5 cases x 6 sizes 2^10..2^20 x 2 pairs; not measured)
+#       --paired_min_time = 0.05 s counts A's time only: ~8000 iterations of ~6 us, each
+#       iteration two event-timed calls (A and CUB) at ~20 us of host round trip apiece, ~0.3 s,
+#       plus Google Benchmark's ramp-up: ~0.4 s a case, about twice a small stream case.
 #   gpureduce_overhead (9 cases)  ~10 s  (--benchmark_min_time=0.2 of host time each; the queue
 #                                        drains, every 64 calls, are paused and come on top)
 set -uo pipefail
@@ -54,9 +59,9 @@ $ladder_f32 | tee "$stem-ladder-f32.txt" || status=1
 echo "== $ladder_f64"
 $ladder_f64 | tee "$stem-ladder-f64.txt" || status=1
 
-# Both families (stream and graph), the graph family's min time spelled out so the recorded
-# command says how it was run.
-bench="$bin/gpureduce_bench --modes=all --graph_min_time=0.002 --benchmark_out=$stem.json --benchmark_out_format=json ${GPUREDUCE_BENCH_ARGS:-}"
+# All three families (stream, graph and paired), the graph and paired families' min times spelled
+# out so the recorded command says how it was run.
+bench="$bin/gpureduce_bench --modes=all --graph_min_time=0.002 --paired_min_time=0.05 --benchmark_out=$stem.json --benchmark_out_format=json ${GPUREDUCE_BENCH_ARGS:-}"
 echo "== $bench"
 $bench || status=1
 

@@ -27,6 +27,7 @@ const char* to_string(Pipeline pipeline) {
     case Pipeline::last_block: return "last_block";
     case Pipeline::atomic: return "atomic";
     case Pipeline::grid_sync: return "grid_sync";
+    case Pipeline::cluster: return "cluster";
     case Pipeline::automatic: return "automatic";
   }
   return "invalid";

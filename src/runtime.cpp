@@ -65,7 +65,6 @@ namespace {
 // for a (device, kernel, block size, shared memory) tuple, so they are asked once.
 std::mutex cache_mutex;
 std::map<int, DeviceFacts> facts_by_device;
-std::map<std::tuple<int, const void*, int, std::size_t>, int> occupancy_cache;
 }  // namespace
 
 cudaError_t device_facts(int device, DeviceFacts& facts) {
@@ -98,6 +97,7 @@ cudaError_t device_facts(int device, DeviceFacts& facts) {
   if (error != cudaSuccess) return error;
   read.cooperative_launch = cooperative != 0;
   read.programmatic_launch = major >= 9;
+  read.thread_block_clusters = major >= 9;
   std::lock_guard<std::mutex> lock(cache_mutex);
   facts_by_device[device] = read;
   facts = last_facts = read;
@@ -105,33 +105,73 @@ cudaError_t device_facts(int device, DeviceFacts& facts) {
   return cudaSuccess;
 }
 
-cudaError_t resident_blocks_per_sm(int device, const void* kernel, int block_threads,
-                                   std::size_t dynamic_shared_bytes, int& blocks) {
-  const auto key = std::make_tuple(device, kernel, block_threads, dynamic_shared_bytes);
-  // As above: the calling thread's last question, answered without the lock.
-  thread_local std::tuple<int, const void*, int, std::size_t> last_key{-1, nullptr, 0, 0};
-  thread_local int last_blocks = 0;
-  if (key == last_key) {
-    blocks = last_blocks;
+namespace {
+using KernelKey = std::tuple<int, const void*, int, std::size_t>;  // device, kernel, threads, smem
+struct LastAnswer {  // the calling thread's last question about one kind of fact
+  KernelKey key{-1, nullptr, 0, 0};
+  int value = 0;
+};
+std::map<KernelKey, int> occupancy_cache;
+std::map<KernelKey, int> cluster_cache;
+
+// A fact about (device, kernel, block size, shared memory) that never changes: the calling
+// thread's last answer first (no lock), then the shared cache under the lock, else `ask` once.
+template <class Ask>
+cudaError_t cached_kernel_fact(std::map<KernelKey, int>& cache, LastAnswer& last,
+                               const KernelKey& key, int& value, Ask ask) {
+  if (key == last.key) {
+    value = last.value;
     return cudaSuccess;
   }
   {
     std::lock_guard<std::mutex> lock(cache_mutex);
-    auto it = occupancy_cache.find(key);
-    if (it != occupancy_cache.end()) {
-      blocks = last_blocks = it->second;
-      last_key = key;
+    auto it = cache.find(key);
+    if (it != cache.end()) {
+      value = last.value = it->second;
+      last.key = key;
       return cudaSuccess;
     }
   }
-  cudaError_t error = check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                                &blocks, kernel, block_threads, dynamic_shared_bytes),
-                            "gpureduce: occupancy query");
+  const cudaError_t error = ask(value);
   if (error != cudaSuccess) return error;
   std::lock_guard<std::mutex> lock(cache_mutex);
-  occupancy_cache[key] = last_blocks = blocks;
-  last_key = key;
+  cache[key] = last.value = value;
+  last.key = key;
   return cudaSuccess;
+}
+}  // namespace
+
+cudaError_t resident_blocks_per_sm(int device, const void* kernel, int block_threads,
+                                   std::size_t dynamic_shared_bytes, int& blocks) {
+  thread_local LastAnswer last;
+  return cached_kernel_fact(
+      occupancy_cache, last, KernelKey{device, kernel, block_threads, dynamic_shared_bytes}, blocks,
+      [&](int& answer) {
+        return check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&answer, kernel, block_threads,
+                                                                   dynamic_shared_bytes),
+                     "gpureduce: occupancy query");
+      });
+}
+
+cudaError_t max_cluster_blocks(int device, const void* kernel, int block_threads,
+                               std::size_t dynamic_shared_bytes, int& blocks) {
+  thread_local LastAnswer last;
+  return cached_kernel_fact(
+      cluster_cache, last, KernelKey{device, kernel, block_threads, dynamic_shared_bytes}, blocks,
+      [&](int& answer) {
+        cudaError_t error =
+            check(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
+                  "gpureduce: allowing 16-block clusters");
+        cudaLaunchConfig_t config{};
+        config.gridDim = dim3(16);
+        config.blockDim = dim3(unsigned(block_threads));
+        config.dynamicSmemBytes = dynamic_shared_bytes;
+        if (error == cudaSuccess)
+          error = check(cudaOccupancyMaxPotentialClusterSize(&answer, kernel, &config),
+                        "gpureduce: cluster size query");
+        if (error == cudaSuccess && answer > 16) answer = 16;
+        return error;
+      });
 }
 
 }  // namespace detail

@@ -39,6 +39,8 @@ enum class Pipeline {
   atomic,      // block partials combined with global atomics (seed 002); float sums order-dependent
   grid_sync,   // one cooperative launch: grid-wide barrier, then block 0 reduces the partials; no
                // counter, so no memset and no zeroed-storage promise (needs cooperative launch)
+  cluster,     // one launch of one thread-block cluster (<= 16 blocks, sm_90+): block 0 folds the
+               // partials from the other blocks' shared memory; for small inputs (64-512 KiB)
   automatic
 };
 
@@ -124,6 +126,7 @@ inline constexpr Strategy kAllStrategies[] = {
     Strategy::complete_unroll, Strategy::multi_element,  Strategy::warp_shuffle,
     Strategy::vectorized,    Strategy::cub_block};
 inline constexpr Pipeline kAllPipelines[] = {Pipeline::two_kernel, Pipeline::last_block,
-                                             Pipeline::atomic, Pipeline::grid_sync};
+                                             Pipeline::atomic, Pipeline::grid_sync,
+                                             Pipeline::cluster};
 
 }  // namespace gpureduce

@@ -15,12 +15,12 @@ namespace {
 // (each addition's rounding error is at most u times the magnitude of its result, which is at most
 // sum|x|). Our paths: a thread folds at most ceil(n / (grid * block)) elements per
 // vector/load group (x 16 items per vector), the block tree adds log2(block) levels, the partials
-// pass adds ceil(grid / block) + log2(block) more, and the atomic pipeline folds up to `grid`
-// partials in sequence.
+// pass adds ceil(grid / block) + log2(block) more, and the atomic and cluster pipelines fold up to
+// `grid` partials in sequence.
 double sum_error_bound(std::int64_t n, const LaunchPlan& plan, double unit_roundoff, double abs_sum) {
   const double per_thread = std::ceil(double(n) / (double(plan.grid_blocks) * plan.block_threads));
   const double levels = std::log2(double(plan.block_threads)) + 1;
-  const double partials = plan.pipeline == Pipeline::atomic
+  const double partials = (plan.pipeline == Pipeline::atomic || plan.pipeline == Pipeline::cluster)
                               ? double(plan.grid_blocks)
                               : std::ceil(double(plan.grid_blocks) / plan.block_threads) + levels;
   const double depth = 16 * (per_thread + 1) + 2 * levels + partials + 8;
@@ -106,7 +106,8 @@ class Matrix {
   TEST(Matrix_##NAME, TwoKernel) { Matrix<__VA_ARGS__>().run_pipeline(Pipeline::two_kernel); } \
   TEST(Matrix_##NAME, LastBlock) { Matrix<__VA_ARGS__>().run_pipeline(Pipeline::last_block); } \
   TEST(Matrix_##NAME, Atomic) { Matrix<__VA_ARGS__>().run_pipeline(Pipeline::atomic); }      \
-  TEST(Matrix_##NAME, GridSync) { Matrix<__VA_ARGS__>().run_pipeline(Pipeline::grid_sync); }
+  TEST(Matrix_##NAME, GridSync) { Matrix<__VA_ARGS__>().run_pipeline(Pipeline::grid_sync); } \
+  TEST(Matrix_##NAME, Cluster) { Matrix<__VA_ARGS__>().run_pipeline(Pipeline::cluster); }
 
 GPUREDUCE_MATRIX_TESTS(Sum_int32, Case<std::int32_t, std::int32_t, Op::sum>)
 GPUREDUCE_MATRIX_TESTS(Sum_uint32, Case<std::uint32_t, std::uint32_t, Op::sum>)

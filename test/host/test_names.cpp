@@ -31,6 +31,7 @@ TEST(Names, Pipelines) {
   EXPECT_STREQ(gpureduce::to_string(Pipeline::last_block), "last_block");
   EXPECT_STREQ(gpureduce::to_string(Pipeline::atomic), "atomic");
   EXPECT_STREQ(gpureduce::to_string(Pipeline::grid_sync), "grid_sync");
+  EXPECT_STREQ(gpureduce::to_string(Pipeline::cluster), "cluster");
   EXPECT_STREQ(gpureduce::to_string(Pipeline::automatic), "automatic");
   EXPECT_STREQ(gpureduce::to_string(static_cast<Pipeline>(-3)), "invalid");
 }

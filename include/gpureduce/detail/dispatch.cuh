@@ -135,6 +135,13 @@ cudaError_t run_rung(const Request<P>& r) {
   // grid_sync needs every block resident at once: at most one wave, whatever the strategy's policy.
   const int waves = pipeline == Pipeline::grid_sync ? 1 : policy_for(r.options.strategy).waves;
   std::int64_t cap = std::int64_t(occupancy) * sms * waves;
+  if (pipeline == Pipeline::cluster) {  // the grid is one cluster
+    int cluster_cap = 0;
+    error = max_cluster_blocks(device, reinterpret_cast<const void*>(first_pass), block_threads,
+                               shared_bytes, cluster_cap);
+    if (error != cudaSuccess) return error;
+    if (cluster_cap < cap) cap = cluster_cap < 1 ? 1 : cluster_cap;
+  }
   if (r.options.grid_blocks > 0 && r.options.grid_blocks < cap) cap = r.options.grid_blocks;
   if (r.automatic_grid && n > 0) {
     const std::int64_t target = automatic_grid_target(std::uint64_t(n) * sizeof(In));
@@ -153,6 +160,7 @@ cudaError_t run_rung(const Request<P>& r) {
       (pipeline == Pipeline::last_block || pipeline == Pipeline::atomic) && grid > 1;
   // One block waits for nobody: launched plainly, its epilogue skips the barrier.
   const bool cooperative = pipeline == Pipeline::grid_sync && grid > 1;
+  const unsigned cluster_blocks = pipeline == Pipeline::cluster && grid > 1 ? unsigned(grid) : 0u;
   const bool zero_counter = uses_counter && !r.options.temp_storage_zeroed && n > 0;
   const bool second_kernel = pipeline == Pipeline::two_kernel && n > 0 && grid > 1;
 
@@ -196,7 +204,7 @@ cudaError_t run_rung(const Request<P>& r) {
   const bool pdl = r.facts.programmatic_launch;
   error = check(launch_kernel(first_pass,
                               LaunchShape{unsigned(grid), unsigned(block_threads), shared_bytes,
-                                          r.stream, cooperative, pdl},
+                                          r.stream, cooperative, pdl, cluster_blocks},
                               args),
                 cooperative ? "gpureduce: launching the reduction kernel cooperatively"
                             : "gpureduce: launching the reduction kernel");
@@ -313,7 +321,12 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
   if (options.pipeline == Pipeline::automatic) {
     const char* why = rationale::kFallback;
     resolved.pipeline = kAutomaticPipelineFallback;
-    if (options.temp_storage_zeroed) {
+    const unsigned long long bytes = static_cast<unsigned long long>(num_items) * sizeof(In);
+    if (facts.thread_block_clusters && bytes > kAutomaticSingleBlockBytes &&
+        bytes <= kAutomaticClusterMaxBytes) {
+      resolved.pipeline = kAutomaticPipelineSmall;
+      why = rationale::kCluster;
+    } else if (options.temp_storage_zeroed) {
       resolved.pipeline = kAutomaticPipelineZeroed;
       why = rationale::kZeroed;
     } else if (facts.cooperative_launch) {
@@ -327,6 +340,10 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
   if (resolved.pipeline == Pipeline::atomic && !AtomicCombiner<Op, Accum>::supported)
     return fail(cudaErrorInvalidValue,
                 "gpureduce: the atomic pipeline supports Sum, Min and Max of built-in types only");
+  if (resolved.pipeline == Pipeline::cluster && !facts.thread_block_clusters)
+    return fail(cudaErrorInvalidValue,
+                "gpureduce: the cluster pipeline needs thread-block clusters (compute capability "
+                "9.0 or newer); use last_block");
   if (resolved.pipeline == Pipeline::grid_sync && !facts.cooperative_launch)
     return fail(cudaErrorInvalidValue,
                 "gpureduce: the grid_sync pipeline needs cooperative launch, which this device "

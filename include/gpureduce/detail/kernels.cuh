@@ -6,6 +6,7 @@
 #include "device_memory.cuh"
 #include "launch.cuh"
 #include "pipeline/atomic.cuh"
+#include "pipeline/cluster.cuh"
 #include "pipeline/grid_sync.cuh"
 #include "pipeline/last_block.cuh"
 #include "pipeline/problem.cuh"
@@ -46,6 +47,7 @@ __global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>, kMinBlocksFor<Rung, P>)
     case Pipeline::last_block: last_block_epilogue<Rung, BLOCK>(args, partial, shared); break;
     case Pipeline::atomic: atomic_epilogue(args, partial); break;
     case Pipeline::grid_sync: grid_sync_epilogue<Rung, BLOCK>(args, partial, shared); break;
+    case Pipeline::cluster: cluster_epilogue(args, partial); break;
     default: two_kernel_epilogue(args, partial); break;
   }
 }

@@ -32,11 +32,12 @@ struct LaunchShape {
   cudaStream_t stream;
   bool cooperative;   // grid_sync: all blocks resident at once (cudaLaunchAttributeCooperative)
   bool programmatic;  // PDL allowed (device is sm_90+)
+  unsigned cluster_blocks = 0;  // > 0: the grid is clusters of this many blocks
 };
 
 template <class... Params, class... Args>
 cudaError_t launch_kernel(void (*kernel)(Params...), const LaunchShape& shape, Args&&... args) {
-  cudaLaunchAttribute attributes[2];
+  cudaLaunchAttribute attributes[3];
   unsigned count = 0;
   if (shape.programmatic) {
     attributes[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -46,6 +47,13 @@ cudaError_t launch_kernel(void (*kernel)(Params...), const LaunchShape& shape, A
   if (shape.cooperative) {
     attributes[count].id = cudaLaunchAttributeCooperative;
     attributes[count].val.cooperative = 1;
+    ++count;
+  }
+  if (shape.cluster_blocks > 0) {
+    attributes[count].id = cudaLaunchAttributeClusterDimension;
+    attributes[count].val.clusterDim.x = shape.cluster_blocks;
+    attributes[count].val.clusterDim.y = 1;
+    attributes[count].val.clusterDim.z = 1;
     ++count;
   }
   cudaLaunchConfig_t config{};

@@ -58,11 +58,18 @@ inline std::int64_t automatic_grid_target(std::uint64_t input_bytes) {
   return std::int64_t(std::ceil(std::sqrt(double(input_bytes) / kAutomaticGridBytesScale)));
 }
 
-// The pipeline: grid_sync where the device can launch cooperatively (no counter, so no per-call
-// memset: 1.0-1.5 us less per call than last_block + memset on the H200, 2 us less inside a
-// graph). With Options::temp_storage_zeroed there is no memset to save and last_block is used:
-// inside a graph it measured 0.1-0.25 us per reduction faster than grid_sync at 64K-1M floats.
+// Above 512 KiB, the pipeline: grid_sync where the device can launch cooperatively (no counter, so
+// no per-call memset: 1.0-1.5 us less per call than last_block + memset on the H200, 2 us less
+// inside a graph). With Options::temp_storage_zeroed there is no memset to save and last_block is
+// used: with its acq_rel ticket and PDL it measured 0.2-0.35 us per reduction faster than grid_sync
+// inside a graph at 256K-4M floats (2026-11-22), the cooperative launch's own cost.
 constexpr Pipeline kAutomaticPipelineZeroed = Pipeline::last_block;
+// Above the one-block limit and up to this many bytes: one cluster of up to 16 blocks (sm_90+),
+// whatever the storage promise. H200, 2026-11-22, per call / per reduction in a graph: at 256 KiB
+// 7.3 us / 1.94 us against 8.1 / 2.49 (grid_sync) and 7.5 / 2.17 (last_block, zeroed); at 1 MiB
+// 7.8 / 2.84 against 7.4 / 2.69 and 7.2 / 2.34: the crossover lies between, 512 KiB splits it.
+constexpr unsigned long long kAutomaticClusterMaxBytes = 512 * 1024;
+constexpr Pipeline kAutomaticPipelineSmall = Pipeline::cluster;
 constexpr Pipeline kAutomaticPipelineCooperative = Pipeline::grid_sync;
 constexpr Pipeline kAutomaticPipelineFallback = Pipeline::last_block;
 
@@ -70,6 +77,9 @@ namespace rationale {
 inline constexpr const char* kCallerChose = "as the caller's Options chose";
 inline constexpr const char* kSingleBlock =
     "automatic: one block of 512 threads (input <= 64 KiB: no partials, no counter, one launch)";
+inline constexpr const char* kCluster =
+    "automatic: one cluster of up to 16 blocks (64 KiB < input <= 512 KiB; blocks meet at the "
+    "cluster barrier and fold through distributed shared memory: no counter, no memset)";
 inline constexpr const char* kGridSync =
     "automatic: grid = ceil(sqrt(bytes / 256 B)) capped at one wave; grid_sync because the device "
     "launches cooperatively (no counter, no memset)";

@@ -25,10 +25,15 @@ struct DeviceFacts {
   int multiprocessors = 0;
   bool cooperative_launch = false;  // cudaDevAttrCooperativeLaunch: the grid_sync pipeline can run
   bool programmatic_launch = false;  // compute capability 9.0+: launches may allow PDL (launch.cuh)
+  bool thread_block_clusters = false;  // compute capability 9.0+: the cluster pipeline can run
 };
 cudaError_t device_facts(int device, DeviceFacts& facts);
 // cudaOccupancyMaxActiveBlocksPerMultiprocessor, cached per (device, kernel, threads, smem).
 cudaError_t resident_blocks_per_sm(int device, const void* kernel, int block_threads,
                                    std::size_t dynamic_shared_bytes, int& blocks);
+// The largest cluster of this kernel the device can schedule at this block size (at most 16: the
+// non-portable sizes are enabled on the kernel first), cached likewise.
+cudaError_t max_cluster_blocks(int device, const void* kernel, int block_threads,
+                               std::size_t dynamic_shared_bytes, int& blocks);
 
 }  // namespace gpureduce::detail

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include <cuda/std/bit>
 #include <cuda/std/limits>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -21,7 +22,13 @@ struct value_traits {
   }
   __host__ __device__ static T max() { return ::cuda::std::numeric_limits<T>::max(); }
   __host__ __device__ static T lowest() { return ::cuda::std::numeric_limits<T>::lowest(); }
-  __host__ __device__ static T quiet_nan() { return ::cuda::std::numeric_limits<T>::quiet_NaN(); }
+  // The NaN a Min/Max result carries when the atomic pipeline cannot keep the input's: for float
+  // the canonical NaN 0x7fffffff that PTX min.NaN/max.NaN return (ExtremumOp), so every pipeline
+  // gives the same bits; quiet_NaN() otherwise.
+  __host__ __device__ static T quiet_nan() {
+    if constexpr (std::is_same_v<T, float>) return ::cuda::std::bit_cast<float>(0x7fffffffu);
+    else return ::cuda::std::numeric_limits<T>::quiet_NaN();
+  }
   // Widened value used for comparisons (exact for every type here).
   __host__ __device__ static T widen(T x) { return x; }
 };
