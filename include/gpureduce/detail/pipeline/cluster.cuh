@@ -27,6 +27,11 @@ __device__ __forceinline__ void cluster_epilogue(const KernelArgs<P>& args,
     if (threadIdx.x == 0) write_result(args, partial);
     return;
   }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  // Device code built for an older architecture has no clusters; dispatch never selects this
+  // pipeline on a device below compute capability 9.0, so this is unreachable there.
+  __trap();
+#else
   __shared__ alignas(Accum) unsigned char slot_bytes[sizeof(Accum)];
   Accum* slot = reinterpret_cast<Accum*>(slot_bytes);
   if (threadIdx.x == 0) *slot = partial;
@@ -46,6 +51,7 @@ __device__ __forceinline__ void cluster_epilogue(const KernelArgs<P>& args,
     write_result(args, total);
   }
   cluster.sync();  // no block may exit, freeing its shared memory, before block 0 has read it
+#endif
 }
 
 }  // namespace gpureduce::detail
