@@ -158,6 +158,12 @@ T poison_value() {
   return v;
 }
 
+// Temp storage as a caller leaves it: zero-filled once for the temp_storage_zeroed promise, else
+// garbage (poison), which the default path must cope with since CUB's callers never initialise it.
+inline cudaError_t prepare_temp_storage(void* temp, std::size_t bytes, bool zeroed) {
+  return cudaMemset(temp, zeroed ? 0 : kPoisonByte, bytes);
+}
+
 template <class T>
 bool same_bits(const T& a, const T& b) {
   return std::memcmp(&a, &b, sizeof(T)) == 0;
@@ -292,11 +298,8 @@ template <class C>
   if (!temp.ok() || !d_out.ok()) return ::testing::AssertionFailure() << "allocation failed";
   if ((e = cudaMemset(d_out.get(), kPoisonByte, sizeof(Out))) != cudaSuccess)
     return ::testing::AssertionFailure() << "poison: " << cudaGetErrorString(e);
-  // Poison the temp storage too: the default path must not rely on it being initialised.
-  if (!options.temp_storage_zeroed && (e = cudaMemset(temp.get(), kPoisonByte, bytes)) != cudaSuccess)
-    return ::testing::AssertionFailure() << "poison temp: " << cudaGetErrorString(e);
-  if (options.temp_storage_zeroed && (e = cudaMemset(temp.get(), 0, bytes)) != cudaSuccess)
-    return ::testing::AssertionFailure() << "zero temp: " << cudaGetErrorString(e);
+  if ((e = prepare_temp_storage(temp.get(), bytes, options.temp_storage_zeroed)) != cudaSuccess)
+    return ::testing::AssertionFailure() << "preparing temp storage: " << cudaGetErrorString(e);
   e = C::run(temp.get(), bytes, d_in, d_out.get(), n, stream, options);
   if (e != cudaSuccess) return ::testing::AssertionFailure() << "run: " << cudaGetErrorString(e) << " / " << last_error_message();
   if ((e = cudaStreamSynchronize(stream)) != cudaSuccess)

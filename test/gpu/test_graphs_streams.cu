@@ -29,8 +29,7 @@ TEST(Graphs, EachPipelineReplaysWithChangingInput) {
         std::size_t bytes = 0;
         ASSERT_EQ(DeviceReduce::Sum(nullptr, bytes, in.get(), out.get(), n, stream, options), cudaSuccess);
         DeviceBuffer<unsigned char> temp(bytes);
-        // The fast path's promise: zeroed once; garbage otherwise (the default path copes).
-        CUDA_OK(cudaMemset(temp.get(), zeroed ? 0 : kPoisonByte, bytes));
+        CUDA_OK(prepare_temp_storage(temp.get(), bytes, zeroed));
         CUDA_OK(cudaDeviceSynchronize());
         cudaGraph_t graph;
         cudaGraphExec_t exec;
@@ -135,7 +134,7 @@ TEST(ProgrammaticLaunch, ReductionsWaitForTheirPredecessorAndSuccessorsSeeTheRes
         std::size_t bytes = 0;
         ASSERT_EQ(DeviceReduce::Sum(nullptr, bytes, in.get(), out.get(), n, stream, options), cudaSuccess);
         DeviceBuffer<unsigned char> temp(bytes);
-        CUDA_OK(cudaMemset(temp.get(), zeroed ? 0 : kPoisonByte, bytes));
+        CUDA_OK(prepare_temp_storage(temp.get(), bytes, zeroed));
         CUDA_OK(cudaMemset(in.get(), 0, n * sizeof(std::int32_t)));
         CUDA_OK(cudaDeviceSynchronize());
         for (int round = 0; round < kRounds; ++round) {

@@ -32,7 +32,7 @@ TEST(Graphs, ThousandReplaysWithInputCopiedInByTheGraph) {
       std::size_t bytes = 0;
       ASSERT_EQ(DeviceReduce::Sum(nullptr, bytes, input.get(), out.get(), n, stream, options), cudaSuccess);
       DeviceBuffer<unsigned char> temp(bytes);
-      CUDA_OK(cudaMemset(temp.get(), zeroed ? 0 : kPoisonByte, bytes));
+      CUDA_OK(prepare_temp_storage(temp.get(), bytes, zeroed));
       CUDA_OK(cudaDeviceSynchronize());
       cudaGraph_t graph;
       cudaGraphExec_t exec;

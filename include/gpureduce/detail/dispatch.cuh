@@ -305,13 +305,13 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
   // Resolve `automatic` (policy.hpp has the rules and the measurements behind them).
   Options resolved = options;
   const char* rationale = rationale::kCallerChose;
+  const unsigned long long input_bytes = static_cast<unsigned long long>(num_items) * sizeof(In);
   bool automatic_grid = false;
   const bool automatic_strategy = options.strategy == Strategy::automatic;
   if (automatic_strategy) {
     resolved.strategy = kAutomaticStrategy;
     automatic_grid = options.grid_blocks == 0;
-    if (automatic_grid &&
-        static_cast<unsigned long long>(num_items) * sizeof(In) <= kAutomaticSingleBlockBytes) {
+    if (automatic_grid && input_bytes <= kAutomaticSingleBlockBytes) {
       resolved.grid_blocks = 1;
       if (options.block_threads == 0) resolved.block_threads = kAutomaticSingleBlockThreads;
       automatic_grid = false;
@@ -321,9 +321,8 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
   if (options.pipeline == Pipeline::automatic) {
     const char* why = rationale::kFallback;
     resolved.pipeline = kAutomaticPipelineFallback;
-    const unsigned long long bytes = static_cast<unsigned long long>(num_items) * sizeof(In);
-    if (facts.thread_block_clusters && bytes > kAutomaticSingleBlockBytes &&
-        bytes <= kAutomaticClusterMaxBytes) {
+    if (facts.thread_block_clusters && input_bytes > kAutomaticSingleBlockBytes &&
+        input_bytes <= kAutomaticClusterMaxBytes) {
       resolved.pipeline = kAutomaticPipelineSmall;
       why = rationale::kCluster;
     } else if (options.temp_storage_zeroed) {

@@ -5,6 +5,7 @@
 
 #include "device_memory.cuh"
 #include "launch.cuh"
+#include "pipeline/fold_partials.cuh"
 #include "pipeline/atomic.cuh"
 #include "pipeline/cluster.cuh"
 #include "pipeline/grid_sync.cuh"
@@ -58,9 +59,7 @@ __global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>, kMinBlocksFor<Rung, P>)
     reduce_partials_kernel(KernelArgs<P> args, int num_partials) {
   using Accum = typename P::Accum;
   wait_for_previous_kernel_then_release_next();  // the first pass's partials, complete and visible
-  const Accum total = Rung::template reduce<BLOCK, Accum>(
-      PartialsReader<Accum>{args.partials}, std::int64_t(num_partials), 0, 1, args.op,
-      dynamic_shared<P>(), args.scratch);
+  const Accum total = fold_partials<Rung, BLOCK>(args, num_partials, dynamic_shared<P>());
   if (threadIdx.x == 0) write_result(args, total);
 }
 

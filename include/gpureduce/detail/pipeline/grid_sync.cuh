@@ -10,7 +10,7 @@
 
 #include <cooperative_groups.h>
 
-#include "../device_memory.cuh"
+#include "fold_partials.cuh"
 #include "problem.cuh"
 
 namespace gpureduce::detail {
@@ -29,9 +29,7 @@ __device__ __forceinline__ void grid_sync_epilogue(const KernelArgs<P>& args,
   // and, like __syncthreads, ends with the whole block past it, so `shared` is free for reuse.
   cooperative_groups::this_grid().sync();
   if (blockIdx.x != 0) return;
-  const Accum total = Rung::template reduce<BLOCK, Accum>(
-      PartialsReader<Accum>{args.partials}, std::int64_t(gridDim.x), 0, 1, args.op, shared,
-      args.scratch);
+  const Accum total = fold_partials<Rung, BLOCK>(args, gridDim.x, shared);
   if (threadIdx.x == 0) write_result(args, total);
 }
 

@@ -5,7 +5,7 @@
 // call. One launch instead of two.
 #pragma once
 
-#include "../device_memory.cuh"
+#include "fold_partials.cuh"
 #include "problem.cuh"
 #include "ticket.cuh"
 
@@ -36,9 +36,7 @@ __device__ __forceinline__ void last_block_epilogue(const KernelArgs<P>& args,
   if (!publish_partial_and_take_ticket(args, partial)) return;
   // Ordered after the ticket by its acquire and the barrier above; the reads bypass L1
   // (PartialsReader), which is not coherent across SMs.
-  const Accum total = Rung::template reduce<BLOCK, Accum>(
-      PartialsReader<Accum>{args.partials}, std::int64_t(gridDim.x), 0, 1, args.op, shared,
-      args.scratch);
+  const Accum total = fold_partials<Rung, BLOCK>(args, gridDim.x, shared);
   if (threadIdx.x == 0) {
     write_result(args, total);
     args.control->ticket = 0;  // re-armed: the kernel boundary orders this before the next call

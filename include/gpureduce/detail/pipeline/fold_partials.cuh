@@ -1,0 +1,23 @@
+// Block partials -> the total, in index order with the same rung: two_kernel's second kernel,
+// last_block's last block and grid_sync's block 0 all finish this way (so, for a given grid, their
+// floating-point order is the same). The partials were written by other blocks (or an earlier
+// kernel), so they are read through L2 (PartialsReader). The total is valid in thread 0.
+#pragma once
+
+#include <cstdint>
+
+#include "../device_memory.cuh"
+#include "problem.cuh"
+
+namespace gpureduce::detail {
+
+template <class Rung, int BLOCK, class P>
+__device__ __forceinline__ typename P::Accum fold_partials(const KernelArgs<P>& args,
+                                                           std::int64_t count,
+                                                           typename P::Accum* shared) {
+  using Accum = typename P::Accum;
+  return Rung::template reduce<BLOCK, Accum>(PartialsReader<Accum>{args.partials}, count, 0, 1,
+                                             args.op, shared, args.scratch);
+}
+
+}  // namespace gpureduce::detail
