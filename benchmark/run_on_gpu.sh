@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the ladder (float and double), the Google Benchmark suite and the host enqueue-cost benchmark
-# (gpureduce_overhead, saved as OUT_DIR/DEVICE-DATE-overhead.txt) on the GPU, then report.py:
+# Runs the ladder (float and double), the Google Benchmark suite, the host enqueue-cost benchmark
+# (gpureduce_overhead, saved as OUT_DIR/DEVICE-DATE-overhead.txt) and automatic's tuning sweep
+# (DEVICE-DATE-automatic-sweep.txt) on the GPU, then report.py:
 #   benchmark/run_on_gpu.sh OUT_DIR [DEVICE] [DATE]
 # from the repository root, with the binaries in build/benchmark/ (override: GPUREDUCE_BENCH_BIN).
 # DEVICE (for file names) defaults to the GPU's name from nvidia-smi, e.g. "h100-80gb-hbm3"; DATE to
@@ -27,6 +28,7 @@
 #       --paired_min_time = 0.05 s counts A's time only: ~8000 iterations of ~6 us, each
 #       iteration two event-timed calls (A and CUB) at ~20 us of host round trip apiece, ~0.3 s,
 #       plus Google Benchmark's ramp-up: ~0.4 s a case, about twice a small stream case.
+#   gpureduce_automatic_sweep     ~20 s  (15 s on an H200, 2026-11-22)
 #   gpureduce_overhead (9 cases)  ~10 s  (--benchmark_min_time=0.2 of host time each; the queue
 #                                        drains, every 64 calls, are paused and come on top)
 set -uo pipefail
@@ -71,12 +73,21 @@ overhead="$bin/gpureduce_overhead --benchmark_min_time=0.2"
 echo "== $overhead"
 $overhead | tee "$stem-overhead.txt" || status=1
 
+# The tuning sweep behind `automatic` (benchmark/automatic_sweep.cu), if it was built: ~20 s.
+sweep="$bin/gpureduce_automatic_sweep"
+if [[ -x "$sweep" ]]; then
+  echo "== $sweep"
+  $sweep > "$stem-automatic-sweep.txt" || status=1
+  grep -q WRONG "$stem-automatic-sweep.txt" && { echo "automatic sweep: a configuration answered wrong"; status=1; }
+fi
+
 if [[ -s "$stem.json" ]]; then
   command="benchmark/run_on_gpu.sh $out $device $date, which ran:
 $ladder_f32
 $ladder_f64
 $bench
-$overhead"
+$overhead
+$sweep"
   python3 benchmark/report.py "$stem.json" --device "$device" --date "$date" --out "$out" \
     --command "$command" --ladder "$stem-ladder-f32.txt" --ladder "$stem-ladder-f64.txt" \
     --overhead "$stem-overhead.txt" || status=1

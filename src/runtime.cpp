@@ -79,12 +79,13 @@ cudaError_t device_facts(int device, DeviceFacts& facts) {
     std::lock_guard<std::mutex> lock(cache_mutex);
     auto it = facts_by_device.find(device);
     if (it != facts_by_device.end()) {
-      facts = it->second;
+      facts = last_facts = it->second;
+      last_device = device;
       return cudaSuccess;
     }
   }
   DeviceFacts read;
-  int cooperative = 0, major = 0;
+  int cooperative = 0, major = 0, l2_bytes = 0;
   cudaError_t error = check(cudaDeviceGetAttribute(&read.multiprocessors,
                                                    cudaDevAttrMultiProcessorCount, device),
                             "gpureduce: reading the multiprocessor count");
@@ -94,7 +95,11 @@ cudaError_t device_facts(int device, DeviceFacts& facts) {
   if (error == cudaSuccess)
     error = check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
                   "gpureduce: reading the compute capability");
+  if (error == cudaSuccess)
+    error = check(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device),
+                  "gpureduce: reading the L2 size");
   if (error != cudaSuccess) return error;
+  read.l2_bytes = static_cast<unsigned long long>(l2_bytes);
   read.cooperative_launch = cooperative != 0;
   read.programmatic_launch = major >= 9;
   read.thread_block_clusters = major >= 9;
@@ -113,6 +118,7 @@ struct LastAnswer {  // the calling thread's last question about one kind of fac
 };
 std::map<KernelKey, int> occupancy_cache;
 std::map<KernelKey, int> cluster_cache;
+std::map<KernelKey, int> ptx_version_cache;
 
 // A fact about (device, kernel, block size, shared memory) that never changes: the calling
 // thread's last answer first (no lock), then the shared cache under the lock, else `ask` once.
@@ -172,6 +178,19 @@ cudaError_t max_cluster_blocks(int device, const void* kernel, int block_threads
         if (error == cudaSuccess && answer > 16) answer = 16;
         return error;
       });
+}
+
+cudaError_t kernel_ptx_version(int device, const void* kernel, int& version) {
+  thread_local LastAnswer last;
+  return cached_kernel_fact(ptx_version_cache, last, KernelKey{device, kernel, 0, 0}, version,
+                            [&](int& answer) {
+                              cudaFuncAttributes attributes{};
+                              const cudaError_t error =
+                                  check(cudaFuncGetAttributes(&attributes, kernel),
+                                        "gpureduce: reading the kernel's PTX version");
+                              answer = attributes.ptxVersion;
+                              return error;
+                            });
 }
 
 }  // namespace detail

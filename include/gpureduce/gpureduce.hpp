@@ -40,7 +40,7 @@ enum class Pipeline {
   grid_sync,   // one cooperative launch: grid-wide barrier, then block 0 reduces the partials; no
                // counter, so no memset and no zeroed-storage promise (needs cooperative launch)
   cluster,     // one launch of one thread-block cluster (<= 16 blocks, sm_90+): block 0 folds the
-               // partials from the other blocks' shared memory; for small inputs (64-512 KiB)
+               // partials from the other blocks' shared memory; for small inputs (64-256 KiB)
   automatic
 };
 
@@ -61,7 +61,7 @@ struct Options {
   // once after allocating it and use it only for gpureduce calls since; every launch that uses the
   // counter leaves it at zero. Then the call is a single kernel launch. Pipeline::automatic never
   // needs the memset (one block, cluster or grid_sync); given this promise it uses last_block for
-  // inputs above 512 KiB, which is a little faster than grid_sync (detail/policy.hpp).
+  // inputs above 256 KiB, which is a little faster than grid_sync (detail/policy.hpp).
   bool temp_storage_zeroed = false;
   PointerCheck pointer_check = PointerCheck::build_default;
 };

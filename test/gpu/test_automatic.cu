@@ -11,6 +11,7 @@ struct DeviceLimits {
   int multiprocessors = 0;
   bool cooperative = false;
   bool clusters = false;  // compute capability 9.0+
+  std::int64_t l2_bytes = 0;
 };
 DeviceLimits device_limits() {
   DeviceLimits limits;
@@ -22,6 +23,9 @@ DeviceLimits device_limits() {
   int major = 0;
   EXPECT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), cudaSuccess);
   limits.clusters = major >= 9;
+  int l2 = 0;
+  EXPECT_EQ(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), cudaSuccess);
+  limits.l2_bytes = l2;
   return limits;
 }
 
@@ -32,17 +36,30 @@ std::int64_t sqrt_rule(std::int64_t bytes) {
   return g;
 }
 
+// One block's size, restated: 64 input bytes a thread, a power of two from 128 to 512.
+int single_block_threads(std::int64_t bytes) {
+  int threads = 128;
+  while (threads < 512 && std::int64_t(threads) * 64 < bytes) threads *= 2;
+  return threads;
+}
+
+constexpr std::int64_t kOneBlockBytes = 64 * 1024;
+constexpr std::int64_t kClusterBytes = 256 * 1024;
+
 template <class C>
 void check_plans() {
   using In = typename C::In;
   const DeviceLimits limits = device_limits();
   const In* aligned = reinterpret_cast<const In*>(std::uintptr_t(1) << 20);  // only its alignment is read
-  const std::int64_t one_block_items = 64 * 1024 / std::int64_t(sizeof(In));
-  const std::int64_t cluster_items = 512 * 1024 / std::int64_t(sizeof(In));
-  for (std::int64_t n : {std::int64_t(0), std::int64_t(1), one_block_items - 1, one_block_items,
+  const std::int64_t item = std::int64_t(sizeof(In));
+  const std::int64_t one_block_items = kOneBlockBytes / item;
+  const std::int64_t cluster_items = kClusterBytes / item;
+  const std::int64_t streaming_items = (limits.l2_bytes / 2 + item - 1) / item;
+  for (std::int64_t n : {std::int64_t(0), std::int64_t(1), 8192 / item, 8192 / item + 1,
+                         16384 / item + 1, one_block_items - 1, one_block_items,
                          one_block_items + 1, cluster_items, cluster_items + 1,
-                         std::int64_t(1) << 20, std::int64_t(1) << 24,
-                         (std::int64_t(1) << 30) + 3}) {
+                         std::int64_t(1) << 20, streaming_items - 1, streaming_items,
+                         std::int64_t(1) << 24, (std::int64_t(1) << 30) + 3}) {
     for (bool zeroed : {false, true}) {
       Options options;
       options.temp_storage_zeroed = zeroed;
@@ -57,22 +74,25 @@ void check_plans() {
                         : (zeroed ? Pipeline::last_block
                                   : (limits.cooperative ? Pipeline::grid_sync : Pipeline::last_block));
       EXPECT_EQ(plan.pipeline, expected_pipeline);
+      const std::int64_t bytes = n * item;
       if (n <= one_block_items) {
         EXPECT_EQ(plan.grid_blocks, 1);
-        EXPECT_EQ(plan.block_threads, 512);
+        EXPECT_EQ(plan.block_threads, single_block_threads(bytes));
         EXPECT_EQ(plan.launches, 1);
         continue;
       }
-      EXPECT_EQ(plan.block_threads, 256);
+      const bool streaming = bytes > kClusterBytes && bytes >= limits.l2_bytes / 2;
+      EXPECT_EQ(plan.block_threads, streaming ? 512 : 256);
       if (cluster_range) {  // one cluster: 8 blocks are always schedulable on sm_90, 16 at most
         EXPECT_LE(plan.grid_blocks, 16);
         EXPECT_GE(plan.grid_blocks, 8);
         EXPECT_EQ(plan.launches, 1);
         continue;
       }
-      const std::int64_t rule = sqrt_rule(n * std::int64_t(sizeof(In)));
-      const std::int64_t vectors = n * std::int64_t(sizeof(In)) / 16;
+      const std::int64_t vectors = bytes / 16;
       const std::int64_t useful = (vectors + plan.block_threads - 1) / plan.block_threads;
+      // Streaming: one wave, no sqrt target (one wave is at least one block per multiprocessor).
+      const std::int64_t rule = streaming ? useful : sqrt_rule(bytes);
       const std::int64_t expected = std::min(rule, useful);
       // One wave is at least one block per multiprocessor; where the rule is below that, it rules.
       if (expected <= limits.multiprocessors) EXPECT_EQ(plan.grid_blocks, expected);
@@ -89,17 +109,22 @@ TEST(Automatic, PlansFollowTheRulesDouble) { REQUIRE_GPU(); check_plans<Case<dou
 TEST(Automatic, PlansFollowTheRulesInt32) { REQUIRE_GPU(); check_plans<Case<std::int32_t, std::int32_t, Op::sum>>(); }
 TEST(Automatic, PlansFollowTheRulesHalf) { REQUIRE_GPU(); check_plans<Case<__half, float, Op::sum>>(); }
 
-// Around every boundary the rules draw (one block / many, grid = rule / one wave), aligned and at
-// d_in + 1, zeroed or not: bitwise CUB on small integers (every partial sum exact).
+// Around every boundary the rules draw (block size steps, one block / cluster / many, grid = rule /
+// one wave, streaming), aligned and at d_in + 1 and + 3, zeroed or not: bitwise CUB on small
+// integers (every partial sum exact).
 template <class C>
 void check_answers() {
   using In = typename C::In;
   using Out = typename C::Out;
-  const std::int64_t one_block_items = 64 * 1024 / std::int64_t(sizeof(In));
-  const std::int64_t cluster_items = 512 * 1024 / std::int64_t(sizeof(In));
-  for (std::int64_t n : capped({one_block_items - 1, one_block_items, one_block_items + 1,
-                                one_block_items + 7, 3 * one_block_items + 5, cluster_items,
-                                cluster_items + 1, (1 << 22) + 9, (1 << 26) + 1})) {
+  const std::int64_t item = std::int64_t(sizeof(In));
+  const std::int64_t one_block_items = kOneBlockBytes / item;
+  const std::int64_t cluster_items = kClusterBytes / item;
+  const std::int64_t streaming_items = (device_limits().l2_bytes / 2 + item - 1) / item;
+  for (std::int64_t n : capped({8192 / item + 1, 16384 / item - 1, one_block_items - 1,
+                                one_block_items, one_block_items + 1, one_block_items + 7,
+                                3 * one_block_items + 5, cluster_items, cluster_items + 1,
+                                (1 << 22) + 9, streaming_items - 1, streaming_items + 1,
+                                (1 << 26) + 1})) {
     for (int offset : {0, 1, 3}) {
       const std::uint64_t seed = fresh_seed();
       DeviceBuffer<In> buffer{std::size_t(n + offset)};
@@ -125,6 +150,52 @@ TEST(Automatic, MatchesCubAroundTheBoundariesFloat) { REQUIRE_GPU(); check_answe
 TEST(Automatic, MatchesCubAroundTheBoundariesDouble) { REQUIRE_GPU(); check_answers<Case<double, double, Op::sum>>(); }
 TEST(Automatic, MatchesCubAroundTheBoundariesInt32) { REQUIRE_GPU(); check_answers<Case<std::int32_t, std::int32_t, Op::sum>>(); }
 TEST(Automatic, MatchesCubAroundTheBoundariesHalf) { REQUIRE_GPU(); check_answers<Case<__half, float, Op::sum>>(); }
+
+// automatic's one-block and cluster plans launch kernels built for their shape, which claim the
+// bits of the general kernel launched with the same Options (vectorized, the plan's pipeline, block
+// and grid). Random floats, whose sums round, so the order shows in the bits: another order (a
+// 1024-thread block, or half the cluster) must differ somewhere, or this test could not tell.
+template <class C>
+void check_shape_kernels() {
+  using In = typename C::In;
+  using Out = typename C::Out;
+  const std::int64_t item = std::int64_t(sizeof(In));
+  const bool clusters = device_limits().clusters;
+  int differs_from_other_order = 0, cases = 0;
+  for (std::int64_t n : {std::int64_t(33), std::int64_t(1000), 4096 / item + 3, 8192 / item,
+                         16384 / item - 1, 32768 / item + 5, kOneBlockBytes / item,
+                         kOneBlockBytes / item + 1, 3 * kOneBlockBytes / item + 7, kClusterBytes / item}) {
+    for (int offset : {0, 1}) {
+      const std::uint64_t seed = fresh_seed();
+      DeviceBuffer<In> buffer{std::size_t(n + offset)};
+      ASSERT_TRUE(buffer.ok());
+      CUDA_OK(fill_random(buffer.get(), n + offset, seed, Fill::random));
+      const In* d_in = buffer.get() + offset;
+      LaunchPlan plan;
+      ASSERT_EQ(C::plan(plan, d_in, n, Options{}), cudaSuccess) << last_error_message();
+      const bool one_block = n * item <= kOneBlockBytes;
+      ASSERT_EQ(plan.pipeline == Pipeline::cluster, !one_block && clusters);
+      if (!one_block && !clusters) continue;
+      const Options general{Strategy::vectorized, plan.pipeline, plan.block_threads, plan.grid_blocks};
+      Options other_order = general;
+      if (one_block) other_order.block_threads = 1024;
+      else other_order.grid_blocks = plan.grid_blocks / 2;
+      SCOPED_TRACE(C::name() + " " + describe(general, n, offset, seed));
+      Out automatic{}, reference{}, other{};
+      ASSERT_TRUE(run_gpureduce<C>(d_in, n, Options{}, automatic));
+      ASSERT_TRUE(run_gpureduce<C>(d_in, n, general, reference));
+      ASSERT_TRUE(run_gpureduce<C>(d_in, n, other_order, other));
+      EXPECT_TRUE(same_bits(automatic, reference)) << "shape kernel " << show(automatic) << " vs general kernel " << show(reference);
+      differs_from_other_order += !same_bits(reference, other);
+      ++cases;
+    }
+  }
+  EXPECT_GT(differs_from_other_order, 0) << "no case of " << cases << " depends on the order: the inputs cannot tell orders apart";
+}
+
+// Float only: the fixed-point inputs of double and half sum exactly at these sizes, so no order
+// would show in their bits.
+TEST(Automatic, ShapeKernelsHaveTheGeneralKernelsBitsFloat) { REQUIRE_GPU(); check_shape_kernels<Case<float, float, Op::sum>>(); }
 
 // grid_sync must never ask for more blocks than can be resident at once (the cooperative launch
 // would fail): every strategy, the smallest and largest block sizes, an absurd grid_blocks bound.

@@ -65,6 +65,7 @@ struct Request {
   int device;
   DeviceFacts facts;
   bool automatic_grid;    // size the grid by automatic_grid_target (policy.hpp)
+  ShapeKernel shape;      // automatic's one-block or cluster plan: its kernel (kernels.cuh)
   const char* rationale;  // why this plan, for LaunchPlan::rationale
 };
 
@@ -135,9 +136,14 @@ cudaError_t run_rung(const Request<P>& r) {
   // grid_sync needs every block resident at once: at most one wave, whatever the strategy's policy.
   const int waves = pipeline == Pipeline::grid_sync ? 1 : policy_for(r.options.strategy).waves;
   std::int64_t cap = std::int64_t(occupancy) * sms * waves;
-  if (pipeline == Pipeline::cluster) {  // the grid is one cluster
+  // automatic's one-block and cluster plans launch the kernel built for their shape, where there is
+  // one for this block size: same rung, same arguments, same bits, fewer instructions.
+  auto kernel = first_pass;
+  if constexpr (std::is_same_v<Rung, VectorizedRung>)
+    if (auto shaped = shape_kernel_for<Rung, P>(r.shape, block_threads)) kernel = shaped;
+  if (pipeline == Pipeline::cluster) {  // the grid is one cluster (of the kernel we launch)
     int cluster_cap = 0;
-    error = max_cluster_blocks(device, reinterpret_cast<const void*>(first_pass), block_threads,
+    error = max_cluster_blocks(device, reinterpret_cast<const void*>(kernel), block_threads,
                                shared_bytes, cluster_cap);
     if (error != cudaSuccess) return error;
     if (cluster_cap < cap) cap = cluster_cap < 1 ? 1 : cluster_cap;
@@ -201,8 +207,17 @@ cudaError_t run_rung(const Request<P>& r) {
                   "gpureduce: zeroing the ticket counter");
     if (error != cudaSuccess) return error;
   }
-  const bool pdl = r.facts.programmatic_launch;
-  error = check(launch_kernel(first_pass,
+  // PDL needs an sm_90+ device and kernel code that waits (launch.cuh): code compiled for an
+  // older virtual architecture, JIT-compiled here, has no griddepcontrol.wait, so it is launched
+  // without the attribute. The partials kernel comes from the same compilation as first_pass.
+  bool pdl = false;
+  if (r.facts.programmatic_launch) {
+    int ptx_version = 0;
+    error = kernel_ptx_version(r.device, reinterpret_cast<const void*>(first_pass), ptx_version);
+    if (error != cudaSuccess) return error;
+    pdl = ptx_version >= 90;
+  }
+  error = check(launch_kernel(kernel,
                               LaunchShape{unsigned(grid), unsigned(block_threads), shared_bytes,
                                           r.stream, cooperative, pdl, cluster_blocks},
                               args),
@@ -307,19 +322,26 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
   const char* rationale = rationale::kCallerChose;
   const unsigned long long input_bytes = static_cast<unsigned long long>(num_items) * sizeof(In);
   bool automatic_grid = false;
+  bool streaming = false;
   const bool automatic_strategy = options.strategy == Strategy::automatic;
   if (automatic_strategy) {
     resolved.strategy = kAutomaticStrategy;
     automatic_grid = options.grid_blocks == 0;
     if (automatic_grid && input_bytes <= kAutomaticSingleBlockBytes) {
       resolved.grid_blocks = 1;
-      if (options.block_threads == 0) resolved.block_threads = kAutomaticSingleBlockThreads;
+      if (options.block_threads == 0)
+        resolved.block_threads = automatic_single_block_threads(input_bytes);
       automatic_grid = false;
       rationale = rationale::kSingleBlock;
+    } else if (automatic_grid && automatic_is_streaming(input_bytes, facts.l2_bytes)) {
+      // One wave: the grid cap run_rung derives from occupancy, with no sqrt target.
+      if (options.block_threads == 0) resolved.block_threads = kAutomaticStreamingBlockThreads;
+      automatic_grid = false;
+      streaming = true;
     }
   }
   if (options.pipeline == Pipeline::automatic) {
-    const char* why = rationale::kFallback;
+    const char* why = streaming ? rationale::kStreamingFallback : rationale::kFallback;
     resolved.pipeline = kAutomaticPipelineFallback;
     if (facts.thread_block_clusters && input_bytes > kAutomaticSingleBlockBytes &&
         input_bytes <= kAutomaticClusterMaxBytes) {
@@ -327,10 +349,10 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
       why = rationale::kCluster;
     } else if (options.temp_storage_zeroed) {
       resolved.pipeline = kAutomaticPipelineZeroed;
-      why = rationale::kZeroed;
+      why = streaming ? rationale::kStreamingZeroed : rationale::kZeroed;
     } else if (facts.cooperative_launch) {
       resolved.pipeline = kAutomaticPipelineCooperative;
-      why = rationale::kGridSync;
+      why = streaming ? rationale::kStreamingGridSync : rationale::kGridSync;
     }
     if (automatic_strategy && rationale == rationale::kCallerChose) rationale = why;
   }
@@ -348,10 +370,16 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
                 "gpureduce: the grid_sync pipeline needs cooperative launch, which this device "
                 "does not support (cudaDevAttrCooperativeLaunch is 0); use last_block");
 
+  // Only automatic's own plans get the shaped kernels; a caller's explicit Options run
+  // reduce_input_kernel (which is how the tests compare the two).
+  const ShapeKernel shape =
+      rationale == rationale::kSingleBlock
+          ? ShapeKernel::one_block
+          : (rationale == rationale::kCluster ? ShapeKernel::cluster : ShapeKernel::none);
   const Request<P> request{d_temp_storage, temp_storage_bytes, d_in,  d_out,
                            num_items,      op,                 init,  fold_init,
                            stream,         resolved,           plan,  device,
-                           facts,          automatic_grid,     rationale};
+                           facts,          automatic_grid,     shape, rationale};
   return run_strategy(request);
 }
 

@@ -44,12 +44,90 @@ __global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>, kMinBlocksFor<Rung, P>)
   const Accum partial = Rung::template reduce<BLOCK, Accum>(
       InputReader<typename P::In, Accum>{args.d_in}, args.num_items, std::int64_t(blockIdx.x),
       std::int64_t(gridDim.x), args.op, shared, block_scratch);
+  // One block: its partial is the answer whatever the pipeline (as CUB's single-tile kernel): no
+  // partials, counter, barrier or cluster to meet. Dispatch relies on it: it launches one block
+  // plainly (no cooperative or cluster attribute), zeroes no counter and skips the second kernel.
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0) write_result(args, partial);
+    return;
+  }
+  // The epilogues below run only with two or more blocks.
   switch (args.pipeline) {
     case Pipeline::last_block: last_block_epilogue<Rung, BLOCK>(args, partial, shared); break;
     case Pipeline::atomic: atomic_epilogue(args, partial); break;
     case Pipeline::grid_sync: grid_sync_epilogue<Rung, BLOCK>(args, partial, shared); break;
     case Pipeline::cluster: cluster_epilogue(args, partial); break;
     default: two_kernel_epilogue(args, partial); break;
+  }
+}
+
+// Kernels built for the shape of `automatic`'s two smallest plans: one block (inputs up to 64 KiB)
+// and one cluster (up to 256 KiB). Each reduces in the same order as reduce_input_kernel launched
+// with the same Options, so it gives the same bits (test_automatic.cu checks it), with the block
+// size known at compile time and only its own epilogue: fewer instructions, and at these sizes
+// the instructions after one memory round trip are the time. On an H200 at 4096 floats (scratch,
+// 2026-11-22; issue 4's note), per reduction in a graph: a minimal one-block kernel 0.96 us,
+// reduce_input_kernel with one block 1.19 us, CUB's single-tile kernel 1.24 us; per call between
+// events, the minimal kernel 0.93x CUB and reduce_input_kernel 1.02x. reduce_one_block_kernel
+// below (304 SASS instructions for float sums, against 1000): 1.10 us in a graph, 1.01x CUB per
+// call (benchmark/results/h200-2026-11-22-automatic-sweep.txt). What still separates it from the
+// minimal kernel per call (~0.4 us) is mostly not its GPU time (0.1-0.2 us in a graph), and is
+// not understood yet.
+enum class ShapeKernel { none, one_block, cluster };
+
+template <class Rung, int BLOCK, class P>
+__global__ void __launch_bounds__(BLOCK, 1) reduce_one_block_kernel(KernelArgs<P> args) {
+  using Accum = typename P::Accum;
+  wait_for_previous_kernel_then_release_next();
+  if (args.num_items == 0) {
+    if (threadIdx.x == 0) write_empty_result(args);
+    return;
+  }
+  // num_items fits an int: the one-block plan covers at most 64 KiB of input.
+  const Accum total = Rung::template reduce_one_block<BLOCK, Accum>(
+      InputReader<typename P::In, Accum>{args.d_in}, int(args.num_items), args.op,
+      dynamic_shared<P>());
+  if (threadIdx.x == 0) write_result(args, total);
+}
+
+template <class Rung, int BLOCK, class P>
+__global__ void __launch_bounds__(BLOCK, 1) reduce_cluster_kernel(KernelArgs<P> args) {
+  using Accum = typename P::Accum;
+  wait_for_previous_kernel_then_release_next();
+  if (args.num_items == 0) {  // grid is one block
+    if (threadIdx.x == 0) write_empty_result(args);
+    return;
+  }
+  const Accum partial = Rung::template reduce<BLOCK, Accum>(
+      InputReader<typename P::In, Accum>{args.d_in}, args.num_items, std::int64_t(blockIdx.x),
+      std::int64_t(gridDim.x), args.op, dynamic_shared<P>(), static_cast<Accum*>(nullptr));
+  if (gridDim.x == 1) {  // as in reduce_input_kernel: one block is the answer
+    if (threadIdx.x == 0) write_result(args, partial);
+    return;
+  }
+  cluster_epilogue(args, partial);
+}
+
+template <class Rung, int BLOCK, class P>
+constexpr auto shape_kernel(ShapeKernel shape) -> void (*)(KernelArgs<P>) {
+  return shape == ShapeKernel::one_block ? reduce_one_block_kernel<Rung, BLOCK, P>
+                                         : reduce_cluster_kernel<Rung, BLOCK, P>;
+}
+
+// The kernel built for this shape and block size, or null where none is built (block sizes other
+// than 128, 256 and 512, inputs the rung cannot read as vectors, or ShapeKernel::none).
+template <class Rung, class P>
+auto shape_kernel_for(ShapeKernel shape, int block_threads) -> void (*)(KernelArgs<P>) {
+  if constexpr (!Rung::template kVectorizable<InputReader<typename P::In, typename P::Accum>>) {
+    return nullptr;
+  } else {
+    if (shape == ShapeKernel::none) return nullptr;
+    switch (block_threads) {
+      case 128: return shape_kernel<Rung, 128, P>(shape);
+      case 256: return shape_kernel<Rung, 256, P>(shape);
+      case 512: return shape_kernel<Rung, 512, P>(shape);
+      default: return nullptr;
+    }
   }
 }
 

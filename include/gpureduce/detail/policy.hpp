@@ -39,10 +39,23 @@ constexpr Strategy kAutomaticStrategy = Strategy::vectorized;
 // 2.8-3.1 us for the best multi-block grids (2-16 blocks); scratch sweep 2026-11-22, issue 4's note.
 // The old limit, 16 KiB, was CUB's own single-tile limit for 4-byte items on sm_90.
 constexpr unsigned long long kAutomaticSingleBlockBytes = 64 * 1024;
-// That one block has 512 threads (8 vectors each at 64 KiB): at 16384 floats it took 6.6 us per
-// call and 1.86 us per reduction in a graph against 6.8 and 2.16 us with 256 threads and 6.8 and
-// 1.95 us with 1024 (scratch sweep, H200, 2026-11-22).
-constexpr int kAutomaticSingleBlockThreads = 512;
+// That one block has the fewest threads that still read the whole input in one batch of
+// VectorizedRung::kVectorsInFlight 16-byte loads (64 bytes a thread), at least 128 and at most 512:
+// 128 threads for 4 KiB, 256 for 16 KiB, 512 from 32 KiB. A smaller block finishes its tree and
+// barriers sooner; more loads per thread than one batch cost another memory round trip. H200
+// sweep, 2026-11-22 (benchmark/results/h200-2026-11-22-automatic-tuning.txt, per reduction in a
+// graph, f32): 1024 items 0.95 us with 128 threads, 1.00 with 256, 1.12 with 512; 4096 items 1.12
+// with 256, 1.19 with 512, 1.24 with 128; 16384 items 1.73 with 512, 1.97 with 256, 2.02 with 1024.
+constexpr int kAutomaticSingleBlockBytesPerThread = 64;
+constexpr int kAutomaticSingleBlockMinThreads = 128;
+constexpr int kAutomaticSingleBlockMaxThreads = 512;
+constexpr int automatic_single_block_threads(unsigned long long input_bytes) {
+  int threads = kAutomaticSingleBlockMinThreads;
+  while (threads < kAutomaticSingleBlockMaxThreads &&
+         static_cast<unsigned long long>(threads) * kAutomaticSingleBlockBytesPerThread < input_bytes)
+    threads *= 2;
+  return threads;
+}
 
 // Above it, the grid: ceil(sqrt(input bytes / kAutomaticGridBytesScale)), capped at one wave of
 // resident blocks. Why a square root: a block's serial work grows as bytes / grid and the partials
@@ -58,27 +71,48 @@ inline std::int64_t automatic_grid_target(std::uint64_t input_bytes) {
   return std::int64_t(std::ceil(std::sqrt(double(input_bytes) / kAutomaticGridBytesScale)));
 }
 
-// Above 512 KiB, the pipeline: grid_sync where the device can launch cooperatively (no counter, so
+// Above 256 KiB, the pipeline: grid_sync where the device can launch cooperatively (no counter, so
 // no per-call memset: 1.0-1.5 us less per call than last_block + memset on the H200, 2 us less
 // inside a graph). With Options::temp_storage_zeroed there is no memset to save and last_block is
 // used: with its acq_rel ticket and PDL it measured 0.2-0.35 us per reduction faster than grid_sync
-// inside a graph at 256K-4M floats (2026-11-22), the cooperative launch's own cost.
+// inside a graph at 256K-4M floats (2026-11-22), the cooperative launch's own cost; the later
+// sweep measured 0.1-0.3 us at 1-16 MiB.
 constexpr Pipeline kAutomaticPipelineZeroed = Pipeline::last_block;
 // Above the one-block limit and up to this many bytes: one cluster of up to 16 blocks (sm_90+),
 // whatever the storage promise. H200, 2026-11-22, per call / per reduction in a graph: at 256 KiB
 // 7.3 us / 1.94 us against 8.1 / 2.49 (grid_sync) and 7.5 / 2.17 (last_block, zeroed); at 1 MiB
-// 7.8 / 2.84 against 7.4 / 2.69 and 7.2 / 2.34: the crossover lies between, 512 KiB splits it.
-constexpr unsigned long long kAutomaticClusterMaxBytes = 512 * 1024;
+// 7.8 / 2.84 against 7.4 / 2.69 and 7.2 / 2.34. The later sweep (automatic-tuning.txt) put the
+// crossover below 512 KiB: at 65536 doubles the cluster took 2.77 us in a graph against 2.60-2.66
+// for grid_sync at 46-128 blocks, while at 65536 floats (256 KiB) it stayed ahead (2.09 us, where
+// the earlier sweep had last_block at 2.17), so the cluster range ends at 256 KiB.
+constexpr unsigned long long kAutomaticClusterMaxBytes = 256 * 1024;
 constexpr Pipeline kAutomaticPipelineSmall = Pipeline::cluster;
+
+// Streaming inputs, at least half the L2: memory-bound, so the grid fills the GPU, one wave of
+// 512-thread blocks (half as many blocks as 256-thread ones for the same threads in flight: fewer
+// partials, a cheaper grid barrier). Same sweep, per reduction in a graph (the input partly
+// L2-resident between replays) / paired per-call ratio to CUB: 2^24 floats (64 MiB) 17.6-17.9 us
+// for 396 x 512 against 18.0-23.3 for the sqrt rule's 512 x 256 and 17.6 for CUB; 2^22 doubles
+// (32 MiB) 6.6-7.0 us for 264 x 512 against 7.5-10.4 for the rule's 363 x 256 and 6.8 for CUB;
+// 2^26 floats 60.9-61.1 us against 61.3-62.2 for 792 x 256 and 61.5 for CUB. At 16 MiB and below
+// the sqrt rule was as good or better (2^22 floats: 4.43-4.62 us for 128-256 x 256 against
+// 4.68-5.23 for 396 x 512). Half the L2 (30 MiB on the H200) lies between the two measurements.
+constexpr int kAutomaticStreamingL2Divisor = 2;
+constexpr int kAutomaticStreamingBlockThreads = 512;
+inline bool automatic_is_streaming(unsigned long long input_bytes, unsigned long long l2_bytes) {
+  return input_bytes > kAutomaticClusterMaxBytes && l2_bytes > 0 &&
+         input_bytes >= l2_bytes / kAutomaticStreamingL2Divisor;
+}
 constexpr Pipeline kAutomaticPipelineCooperative = Pipeline::grid_sync;
 constexpr Pipeline kAutomaticPipelineFallback = Pipeline::last_block;
 
 namespace rationale {
 inline constexpr const char* kCallerChose = "as the caller's Options chose";
 inline constexpr const char* kSingleBlock =
-    "automatic: one block of 512 threads (input <= 64 KiB: no partials, no counter, one launch)";
+    "automatic: one block of 128-512 threads, 64 input bytes a thread (input <= 64 KiB: no "
+    "partials, no counter, one launch of a kernel built for one block)";
 inline constexpr const char* kCluster =
-    "automatic: one cluster of up to 16 blocks (64 KiB < input <= 512 KiB; blocks meet at the "
+    "automatic: one cluster of up to 16 blocks (64 KiB < input <= 256 KiB; blocks meet at the "
     "cluster barrier and fold through distributed shared memory: no counter, no memset)";
 inline constexpr const char* kGridSync =
     "automatic: grid = ceil(sqrt(bytes / 256 B)) capped at one wave; grid_sync because the device "
@@ -89,6 +123,15 @@ inline constexpr const char* kZeroed =
 inline constexpr const char* kFallback =
     "automatic: grid = ceil(sqrt(bytes / 256 B)) capped at one wave; last_block with a counter "
     "memset because the device cannot launch cooperatively";
+inline constexpr const char* kStreamingGridSync =
+    "automatic: input >= half the L2 (memory-bound): one wave of 512-thread blocks; grid_sync "
+    "because the device launches cooperatively (no counter, no memset)";
+inline constexpr const char* kStreamingZeroed =
+    "automatic: input >= half the L2 (memory-bound): one wave of 512-thread blocks; last_block "
+    "because temp storage is promised zeroed (no memset)";
+inline constexpr const char* kStreamingFallback =
+    "automatic: input >= half the L2 (memory-bound): one wave of 512-thread blocks; last_block "
+    "with a counter memset because the device cannot launch cooperatively";
 }  // namespace rationale
 
 }  // namespace gpureduce::detail

@@ -23,6 +23,7 @@ bool pointer_check_enabled(int pointer_check);
 // What dispatch and `automatic` need to know about a device; read once per device and cached.
 struct DeviceFacts {
   int multiprocessors = 0;
+  unsigned long long l2_bytes = 0;  // cudaDevAttrL2CacheSize: where `automatic` starts streaming
   bool cooperative_launch = false;  // cudaDevAttrCooperativeLaunch: the grid_sync pipeline can run
   bool programmatic_launch = false;  // compute capability 9.0+: launches may allow PDL (launch.cuh)
   bool thread_block_clusters = false;  // compute capability 9.0+: the cluster pipeline can run
@@ -36,4 +37,8 @@ cudaError_t resident_blocks_per_sm(int device, const void* kernel, int block_thr
 cudaError_t max_cluster_blocks(int device, const void* kernel, int block_threads,
                                std::size_t dynamic_shared_bytes, int& blocks);
 
+// The virtual architecture the kernel's code was compiled for, as major * 10 + minor (90 for
+// compute_90), cached per (device, kernel). PDL is only safe on kernels built for 90 or newer:
+// older PTX, JIT-compiled for an sm_90 device, lacks the griddepcontrol.wait of launch.cuh.
+cudaError_t kernel_ptx_version(int device, const void* kernel, int& version);
 }  // namespace gpureduce::detail

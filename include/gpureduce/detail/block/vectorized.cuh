@@ -52,36 +52,43 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
     return (l.vectors + block_threads - 1) / block_threads;
   }
 
+  // Whether reads of Reader's items go through 16-byte vectors (else the plain R8 path).
+  template <class Reader>
+  static constexpr bool kVectorizable = Reader::kContiguousInput &&
+                                        sizeof(typename Reader::value_type) <= kVectorBytes &&
+                                        kVectorBytes % sizeof(typename Reader::value_type) == 0;
+
+  // One vector's items, converted and combined left to right.
+  template <class Accum, class In, class Op>
+  __device__ static Accum fold_vector(const uint4& raw, Op op) {
+    constexpr int kPerVector = int(kVectorBytes / sizeof(In));
+    In items[kPerVector];
+    memcpy(items, &raw, sizeof(raw));
+    Accum value = static_cast<Accum>(items[0]);
+#pragma unroll
+    for (int j = 1; j < kPerVector; ++j) value = op(value, static_cast<Accum>(items[j]));
+    return value;
+  }
+
   template <int BLOCK, class Accum, class Reader, class Op>
   __device__ static Accum reduce(Reader read, std::int64_t n, std::int64_t rank,
                                  std::int64_t blocks, Op op, Accum* shared, Accum*) {
     using In = typename Reader::value_type;
-    constexpr bool kVectorizable =
-        Reader::kContiguousInput && sizeof(In) <= kVectorBytes && kVectorBytes % sizeof(In) == 0;
-    if constexpr (!kVectorizable) {
+    if constexpr (!kVectorizable<Reader>) {
       // Partials (already few) and odd-sized types: the plain R8 path, one load per iteration.
       const ThreadAggregate<Accum> mine = accumulate_grid_stride<1, Accum>(read, n, rank, blocks, op);
       return block_reduce_shuffle(mine.value, mine.valid_threads, op, shared);
     } else {
-      constexpr int kPerVector = int(kVectorBytes / sizeof(In));
       const Layout l = layout(reinterpret_cast<std::uintptr_t>(read.data), sizeof(In), n);
       const uint4* vectors = reinterpret_cast<const uint4*>(read.data + l.head);
-      auto fold_vector = [&](const uint4& raw) {
-        In items[kPerVector];
-        memcpy(items, &raw, sizeof(raw));
-        Accum value = static_cast<Accum>(items[0]);
-#pragma unroll
-        for (int j = 1; j < kPerVector; ++j) value = op(value, static_cast<Accum>(items[j]));
-        return value;
-      };
       const int tid = int(threadIdx.x);
-      const std::int64_t threads = blockDim.x;
+      const std::int64_t threads = BLOCK > 0 ? BLOCK : blockDim.x;  // BLOCK: the cluster kernel
       const std::int64_t stride = threads * blocks;
       std::int64_t v = rank * threads + tid;
       Accum value{};
       bool has_value = false;
       auto fold = [&](const uint4& raw) {
-        const Accum x = fold_vector(raw);
+        const Accum x = fold_vector<Accum, In>(raw, op);
         value = has_value ? op(value, x) : x;
         has_value = true;
       };
@@ -123,6 +130,65 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
       }
       return block_reduce_shuffle(value, int(first_free), op, shared);
     }
+  }
+
+  // reduce() for one block of BLOCK threads and n < 2^31 items (the one-block kernel, at most
+  // 64 KiB of input), in the same order, so with the same bits: each thread folds its vectors
+  // tid, tid + BLOCK, tid + 2 * BLOCK, ... in ascending order, then its head item, then its tail
+  // item, and block_reduce_shuffle combines the same prefix of threads. What it saves: 32-bit
+  // indices, no multi-block paths, and the head and tail loads issued with the first vectors
+  // rather than one memory round trip after them.
+  template <int BLOCK, class Accum, class Reader, class Op>
+  __device__ static Accum reduce_one_block(Reader read, int n, Op op, Accum* shared) {
+    using In = typename Reader::value_type;
+    static_assert(kVectorizable<Reader>, "the one-block kernel is built for vectorizable inputs only");
+    constexpr int kPerVector = int(kVectorBytes / sizeof(In));
+    const int misalign = int(reinterpret_cast<std::uintptr_t>(read.data) % kVectorBytes);
+    int head = misalign == 0 ? 0 : (kVectorBytes - misalign) / int(sizeof(In));  // as layout()
+    head = head < n ? head : n;
+    const int vector_count = (n - head) / kPerVector;
+    const int tail_begin = head + vector_count * kPerVector;
+    const int tail = n - tail_begin;
+    const uint4* vectors = reinterpret_cast<const uint4*>(read.data + head);
+    const int tid = int(threadIdx.x);
+
+    Accum head_item{}, tail_item{};
+    if (tid < head) head_item = read(tid);
+    if (tid < tail) tail_item = read(tail_begin + tid);
+    Accum value{};
+    bool has_value = false;
+    auto fold = [&](const uint4& raw) {
+      const Accum x = fold_vector<Accum, In>(raw, op);
+      value = has_value ? op(value, x) : x;
+      has_value = true;
+    };
+    // As reduce(): whole batches with unguarded loads, then the ragged batch.
+    int v = tid;
+    for (; v + (kVectorsInFlight - 1) * BLOCK < vector_count; v += kVectorsInFlight * BLOCK) {
+      uint4 raw[kVectorsInFlight];
+#pragma unroll
+      for (int k = 0; k < kVectorsInFlight; ++k) raw[k] = __ldg(vectors + v + k * BLOCK);
+#pragma unroll
+      for (int k = 0; k < kVectorsInFlight; ++k) fold(raw[k]);
+    }
+    {
+      uint4 raw[kVectorsInFlight];
+#pragma unroll
+      for (int k = 0; k < kVectorsInFlight; ++k)
+        if (v + k * BLOCK < vector_count) raw[k] = __ldg(vectors + v + k * BLOCK);
+#pragma unroll
+      for (int k = 0; k < kVectorsInFlight; ++k)
+        if (v + k * BLOCK < vector_count) fold(raw[k]);
+    }
+    if (tid < head) {
+      value = has_value ? op(value, head_item) : head_item;
+      has_value = true;
+    }
+    if (tid < tail) value = has_value ? op(value, tail_item) : tail_item;
+    int valid = vector_count < BLOCK ? vector_count : BLOCK;
+    valid = valid > head ? valid : head;
+    valid = valid > tail ? valid : tail;
+    return block_reduce_shuffle(value, valid, op, shared);
   }
 };
 

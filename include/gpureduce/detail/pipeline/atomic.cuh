@@ -16,10 +16,6 @@ __device__ __forceinline__ void atomic_epilogue(const KernelArgs<P>& args,
                                                 const typename P::Accum& partial) {
   using Combiner = AtomicCombiner<typename P::Op, typename P::Accum>;
   if constexpr (Combiner::supported) {
-    if (gridDim.x == 1) {  // nothing to combine with: no atomics, no counter
-      if (threadIdx.x == 0) write_result(args, partial);
-      return;
-    }
     __shared__ bool is_last_block;
     if (threadIdx.x == 0) {
       Combiner::combine(&args.control->atomic_accumulator, partial);

@@ -29,10 +29,6 @@ __device__ __forceinline__ void last_block_epilogue(const KernelArgs<P>& args,
                                                     const typename P::Accum& partial,
                                                     typename P::Accum* shared) {
   using Accum = typename P::Accum;
-  if (gridDim.x == 1) {  // the only block is the last one: no partials, no counter
-    if (threadIdx.x == 0) write_result(args, partial);
-    return;
-  }
   if (!publish_partial_and_take_ticket(args, partial)) return;
   // Ordered after the ticket by its acquire and the barrier above; the reads bypass L1
   // (PartialsReader), which is not coherent across SMs.
