@@ -41,7 +41,7 @@ constexpr Strategy kAutomaticStrategy = Strategy::vectorized;
 constexpr unsigned long long kAutomaticSingleBlockBytes = 64 * 1024;
 // That one block has the fewest threads that still read the whole input in one batch of
 // VectorizedRung::kVectorsInFlight 16-byte loads (64 bytes a thread), at least 128 and at most 512:
-// 128 threads for 4 KiB, 256 for 16 KiB, 512 from 32 KiB. A smaller block finishes its tree and
+// 128 threads up to 8 KiB, 256 up to 16 KiB, 512 above. A smaller block finishes its tree and
 // barriers sooner; more loads per thread than one batch cost another memory round trip. H200
 // sweep, 2026-11-22 (benchmark/results/h200-2026-11-22-automatic-tuning.txt, per reduction in a
 // graph, f32): 1024 items 0.95 us with 128 threads, 1.00 with 256, 1.12 with 512; 4096 items 1.12
