@@ -29,28 +29,40 @@ __device__ __forceinline__ typename P::Accum* dynamic_shared() {
   return reinterpret_cast<typename P::Accum*>(dynamic_shared_bytes);
 }
 
+// The two early exits every first-pass kernel shares. An empty input (dispatch then launches one
+// block) writes the empty result: true if it did.
+template <class P>
+__device__ __forceinline__ bool finished_empty_input(const KernelArgs<P>& args) {
+  if (args.num_items != 0) return false;
+  if (threadIdx.x == 0) write_empty_result(args);
+  return true;
+}
+
+// One block: its partial is the answer whatever the pipeline (as CUB's single-tile kernel): no
+// partials, counter, barrier or cluster to meet. Dispatch relies on it: it launches one block
+// plainly (no cooperative or cluster attribute), zeroes no counter and skips the second kernel.
+// True if it wrote the result.
+template <class P>
+__device__ __forceinline__ bool finished_one_block(const KernelArgs<P>& args,
+                                                   const typename P::Accum& partial) {
+  if (gridDim.x != 1) return false;
+  if (threadIdx.x == 0) write_result(args, partial);
+  return true;
+}
+
 // First pass: every block reduces its share of the input, then the pipeline's epilogue runs.
 template <class Rung, int BLOCK, class P>
 __global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>, kMinBlocksFor<Rung, P>)
     reduce_input_kernel(KernelArgs<P> args) {
   using Accum = typename P::Accum;
   wait_for_previous_kernel_then_release_next();
-  if (args.num_items == 0) {  // grid is one block; nothing to count
-    if (threadIdx.x == 0) write_empty_result(args);
-    return;
-  }
+  if (finished_empty_input(args)) return;
   Accum* shared = dynamic_shared<P>();
   Accum* block_scratch = args.scratch ? args.scratch + std::int64_t(blockIdx.x) * blockDim.x : nullptr;
   const Accum partial = Rung::template reduce<BLOCK, Accum>(
       InputReader<typename P::In, Accum>{args.d_in}, args.num_items, std::int64_t(blockIdx.x),
       std::int64_t(gridDim.x), args.op, shared, block_scratch);
-  // One block: its partial is the answer whatever the pipeline (as CUB's single-tile kernel): no
-  // partials, counter, barrier or cluster to meet. Dispatch relies on it: it launches one block
-  // plainly (no cooperative or cluster attribute), zeroes no counter and skips the second kernel.
-  if (gridDim.x == 1) {
-    if (threadIdx.x == 0) write_result(args, partial);
-    return;
-  }
+  if (finished_one_block(args, partial)) return;
   // The epilogues below run only with two or more blocks.
   switch (args.pipeline) {
     case Pipeline::last_block: last_block_epilogue<Rung, BLOCK>(args, partial, shared); break;
@@ -79,10 +91,7 @@ template <class Rung, int BLOCK, class P>
 __global__ void __launch_bounds__(BLOCK, 1) reduce_one_block_kernel(KernelArgs<P> args) {
   using Accum = typename P::Accum;
   wait_for_previous_kernel_then_release_next();
-  if (args.num_items == 0) {
-    if (threadIdx.x == 0) write_empty_result(args);
-    return;
-  }
+  if (finished_empty_input(args)) return;
   // num_items fits an int: the one-block plan covers at most 64 KiB of input.
   const Accum total = Rung::template reduce_one_block<BLOCK, Accum>(
       InputReader<typename P::In, Accum>{args.d_in}, int(args.num_items), args.op,
@@ -94,17 +103,11 @@ template <class Rung, int BLOCK, class P>
 __global__ void __launch_bounds__(BLOCK, 1) reduce_cluster_kernel(KernelArgs<P> args) {
   using Accum = typename P::Accum;
   wait_for_previous_kernel_then_release_next();
-  if (args.num_items == 0) {  // grid is one block
-    if (threadIdx.x == 0) write_empty_result(args);
-    return;
-  }
+  if (finished_empty_input(args)) return;
   const Accum partial = Rung::template reduce<BLOCK, Accum>(
       InputReader<typename P::In, Accum>{args.d_in}, args.num_items, std::int64_t(blockIdx.x),
       std::int64_t(gridDim.x), args.op, dynamic_shared<P>(), static_cast<Accum*>(nullptr));
-  if (gridDim.x == 1) {  // as in reduce_input_kernel: one block is the answer
-    if (threadIdx.x == 0) write_result(args, partial);
-    return;
-  }
+  if (finished_one_block(args, partial)) return;
   cluster_epilogue(args, partial);
 }
 

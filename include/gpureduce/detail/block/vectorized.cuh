@@ -70,6 +70,31 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
     return value;
   }
 
+  // Folds the vectors first, first + stride, first + 2 * stride, ... below count, in ascending
+  // order, with kVectorsInFlight loads issued before the first of them is used: whole batches
+  // unguarded, then the ragged last batch (fewer vectors), also all in flight at once, since
+  // one-at-a-time loads there cost a memory latency each, which is most of a small reduction.
+  template <class Index, class Fold>
+  __device__ __forceinline__ static void fold_strided_vectors(const uint4* vectors, Index first,
+                                                              Index stride, Index count,
+                                                              Fold& fold) {
+    Index v = first;
+    for (; v + (kVectorsInFlight - 1) * stride < count; v += kVectorsInFlight * stride) {
+      uint4 raw[kVectorsInFlight];
+#pragma unroll
+      for (int k = 0; k < kVectorsInFlight; ++k) raw[k] = __ldg(vectors + v + k * stride);
+#pragma unroll
+      for (int k = 0; k < kVectorsInFlight; ++k) fold(raw[k]);
+    }
+    uint4 raw[kVectorsInFlight];
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k)
+      if (v + k * stride < count) raw[k] = __ldg(vectors + v + k * stride);
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k)
+      if (v + k * stride < count) fold(raw[k]);
+  }
+
   template <int BLOCK, class Accum, class Reader, class Op>
   __device__ static Accum reduce(Reader read, std::int64_t n, std::int64_t rank,
                                  std::int64_t blocks, Op op, Accum* shared, Accum*) {
@@ -83,8 +108,6 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
       const uint4* vectors = reinterpret_cast<const uint4*>(read.data + l.head);
       const int tid = int(threadIdx.x);
       const std::int64_t threads = BLOCK > 0 ? BLOCK : blockDim.x;  // BLOCK: the cluster kernel
-      const std::int64_t stride = threads * blocks;
-      std::int64_t v = rank * threads + tid;
       Accum value{};
       bool has_value = false;
       auto fold = [&](const uint4& raw) {
@@ -92,25 +115,7 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
         value = has_value ? op(value, x) : x;
         has_value = true;
       };
-      // Whole batches: kVectorsInFlight loads issued before the first is used.
-      for (; v + (kVectorsInFlight - 1) * stride < l.vectors; v += kVectorsInFlight * stride) {
-        uint4 raw[kVectorsInFlight];
-#pragma unroll
-        for (int k = 0; k < kVectorsInFlight; ++k) raw[k] = __ldg(vectors + v + k * stride);
-#pragma unroll
-        for (int k = 0; k < kVectorsInFlight; ++k) fold(raw[k]);
-      }
-      // The ragged last batch (fewer than kVectorsInFlight vectors), also all in flight at once:
-      // one-at-a-time loads here cost a memory latency each, which is most of a small reduction.
-      {
-        uint4 raw[kVectorsInFlight];
-#pragma unroll
-        for (int k = 0; k < kVectorsInFlight; ++k)
-          if (v + k * stride < l.vectors) raw[k] = __ldg(vectors + v + k * stride);
-#pragma unroll
-        for (int k = 0; k < kVectorsInFlight; ++k)
-          if (v + k * stride < l.vectors) fold(raw[k]);
-      }
+      fold_strided_vectors(vectors, rank * threads + tid, threads * blocks, l.vectors, fold);
 
       std::int64_t first_free = l.vectors - rank * threads;  // threads holding a vector
       first_free = first_free < 0 ? 0 : (first_free > threads ? threads : first_free);
@@ -162,24 +167,7 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
       value = has_value ? op(value, x) : x;
       has_value = true;
     };
-    // As reduce(): whole batches with unguarded loads, then the ragged batch.
-    int v = tid;
-    for (; v + (kVectorsInFlight - 1) * BLOCK < vector_count; v += kVectorsInFlight * BLOCK) {
-      uint4 raw[kVectorsInFlight];
-#pragma unroll
-      for (int k = 0; k < kVectorsInFlight; ++k) raw[k] = __ldg(vectors + v + k * BLOCK);
-#pragma unroll
-      for (int k = 0; k < kVectorsInFlight; ++k) fold(raw[k]);
-    }
-    {
-      uint4 raw[kVectorsInFlight];
-#pragma unroll
-      for (int k = 0; k < kVectorsInFlight; ++k)
-        if (v + k * BLOCK < vector_count) raw[k] = __ldg(vectors + v + k * BLOCK);
-#pragma unroll
-      for (int k = 0; k < kVectorsInFlight; ++k)
-        if (v + k * BLOCK < vector_count) fold(raw[k]);
-    }
+    fold_strided_vectors(vectors, tid, BLOCK, vector_count, fold);
     if (tid < head) {
       value = has_value ? op(value, head_item) : head_item;
       has_value = true;
