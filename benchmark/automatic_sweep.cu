@@ -1,7 +1,8 @@
 // The sweep behind `automatic`'s constants (detail/policy.hpp): for each size, the configurations
 // `automatic` chooses between (one block of 128-1024 threads, one cluster of 8 or 16 blocks of
 // 256-1024 threads, grid_sync and zeroed last_block at grids of 1/2x to 4x the sqrt rule and one
-// wave, with 256- and 512-thread blocks), each timed two ways against cub::DeviceReduce::Sum:
+// wave, with 256- and 512-thread blocks, above 64 KiB), each timed two ways against
+// cub::DeviceReduce::Sum:
 //   graph:  per reduction, 100 reductions captured into one CUDA graph, median of 25 replays
 //           (no host launch cost; the input stays in L2 between replays where it fits);
 //   paired: one call between CUDA events, alternated call by call with CUB in ABBA order, the
@@ -191,7 +192,7 @@ struct Sweep {
           std::snprintf(name, sizeof name, "cluster %dx%d", cluster, threads);
           run(name, fixed(Pipeline::cluster, cluster, threads));
         }
-    if (bytes > 256 * 1024) {
+    if (bytes > 64 * 1024) {  // above one block: zeroed storage runs last_block at any size
       const int rule = int(std::ceil(std::sqrt(bytes / 256.0)));
       for (int threads : {256, 512})
         for (int grid : {rule / 2, rule, rule * 2, rule * 4, 100000}) {  // 100000: one wave

@@ -55,13 +55,14 @@ struct Options {
   Pipeline pipeline = Pipeline::automatic;
   int block_threads = 0;  // 0: the strategy's tuned default; else a power of two in [32, 1024]
   int grid_blocks = 0;    // 0: chosen from occupancy and n; else an upper bound on the grid
-  // The fast path for last_block and atomic. Those pipelines keep a ticket counter in temp storage.
-  // By default each call zeroes it first (one 16-byte cudaMemsetAsync, so uninitialised temp
-  // storage works, as in CUB). Set this to promise that the storage is already zero: zero-fill it
-  // once after allocating it and use it only for gpureduce calls since; every launch that uses the
-  // counter leaves it at zero. Then the call is a single kernel launch. Pipeline::automatic never
-  // needs the memset (one block, cluster or grid_sync); given this promise it uses last_block for
-  // inputs above 256 KiB, which is a little faster than grid_sync (detail/policy.hpp).
+  // The fast path for last_block and atomic. Those pipelines keep state in temp storage (a ticket
+  // counter; last_block's flagged partial slots). By default each call zeroes it first (one
+  // cudaMemsetAsync, so uninitialised temp storage works, as in CUB). Set this to promise that the
+  // storage is already zero: zero-fill it once after allocating it and use it only for gpureduce
+  // calls since (of any pipeline, type or size); every launch leaves that state at zero. Then the
+  // call is a single kernel launch. Pipeline::automatic never needs the memset (one block, cluster
+  // or grid_sync); given this promise it uses last_block above one block, the fastest of them
+  // (detail/policy.hpp).
   bool temp_storage_zeroed = false;
   PointerCheck pointer_check = PointerCheck::build_default;
 };

@@ -68,10 +68,12 @@ void check_plans() {
       SCOPED_TRACE(C::name() + " n=" + std::to_string(n) + (zeroed ? " zeroed: " : ": ") + gpureduce::describe(plan));
       EXPECT_EQ(plan.strategy, Strategy::vectorized);
       EXPECT_STRNE(plan.rationale, "");
-      const bool cluster_range = n > one_block_items && n <= cluster_items && limits.clusters;
+      // Zeroed storage: last_block (flagged partials) at every size; else a cluster up to 256 KiB.
+      const bool cluster_range =
+          !zeroed && n > one_block_items && n <= cluster_items && limits.clusters;
       const Pipeline expected_pipeline =
-          cluster_range ? Pipeline::cluster
-                        : (zeroed ? Pipeline::last_block
+          zeroed ? Pipeline::last_block
+                 : (cluster_range ? Pipeline::cluster
                                   : (limits.cooperative ? Pipeline::grid_sync : Pipeline::last_block));
       EXPECT_EQ(plan.pipeline, expected_pipeline);
       const std::int64_t bytes = n * item;

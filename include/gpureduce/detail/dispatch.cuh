@@ -26,12 +26,16 @@
 
 namespace gpureduce::detail {
 
-// Temp storage: [control block][partials][scratch], each 256-byte aligned (as CUB lays it out).
+// Temp storage: [control block][flagged slots][partials][scratch], each 256-byte aligned (as CUB
+// lays it out). The flagged-slot region has the same size and place in every layout, whatever the
+// type, grid or pipeline: only last_block writes it, and leaves it zero (flagged_slots.cuh), so
+// storage zeroed once stays valid across calls of any kind.
 inline constexpr std::size_t kTempAlignment = 256;
 constexpr std::size_t align_up(std::size_t bytes) {
   return (bytes + kTempAlignment - 1) / kTempAlignment * kTempAlignment;
 }
 struct TempLayout {
+  std::size_t flagged_slots_offset = 0;
   std::size_t partials_offset = 0;
   std::size_t scratch_offset = 0;
   std::size_t total = 0;
@@ -39,7 +43,8 @@ struct TempLayout {
 inline TempLayout temp_layout(std::int64_t grid, int block_threads, std::size_t accum_size,
                               bool needs_scratch) {
   TempLayout layout;
-  layout.partials_offset = align_up(sizeof(ControlBlock));
+  layout.flagged_slots_offset = align_up(sizeof(ControlBlock));
+  layout.partials_offset = layout.flagged_slots_offset + align_up(kFlaggedRegionBytes);
   layout.scratch_offset = layout.partials_offset + align_up(std::size_t(grid) * accum_size);
   layout.total = layout.scratch_offset +
                  (needs_scratch ? align_up(std::size_t(grid) * block_threads * accum_size) : 0);
@@ -164,6 +169,9 @@ cudaError_t run_rung(const Request<P>& r) {
       temp_layout(sizing_grid, block_threads, sizeof(Accum), Rung::kUsesGlobalScratch);
   const bool uses_counter =
       (pipeline == Pipeline::last_block || pipeline == Pipeline::atomic) && grid > 1;
+  const bool flagged = pipeline == Pipeline::last_block && grid > 1 &&
+                       grid <= kFlaggedSlotCapacity && kFlaggable<Accum> &&
+                       Rung::kReadsPartialsByIndex;
   // One block waits for nobody: launched plainly, its epilogue skips the barrier.
   const bool cooperative = pipeline == Pipeline::grid_sync && grid > 1;
   const unsigned cluster_blocks = pipeline == Pipeline::cluster && grid > 1 ? unsigned(grid) : 0u;
@@ -201,9 +209,15 @@ cudaError_t run_rung(const Request<P>& r) {
                      reinterpret_cast<Accum*>(base + layout.partials_offset),
                      Rung::kUsesGlobalScratch ? reinterpret_cast<Accum*>(base + layout.scratch_offset)
                                               : nullptr,
-                     reinterpret_cast<ControlBlock*>(base)};
+                     reinterpret_cast<ControlBlock*>(base),
+                     flagged ? reinterpret_cast<std::uint64_t*>(base + layout.flagged_slots_offset)
+                             : nullptr};
   if (zero_counter) {
-    error = check(cudaMemsetAsync(base, 0, sizeof(ControlBlock), r.stream),
+    // The counter, and the slots this grid uses when they carry the partials.
+    const std::size_t bytes =
+        flagged ? layout.flagged_slots_offset + std::size_t(grid) * kWordsPerSlot<Accum> * 8
+                : sizeof(ControlBlock);
+    error = check(cudaMemsetAsync(base, 0, bytes, r.stream),
                   "gpureduce: zeroing the ticket counter");
     if (error != cudaSuccess) return error;
   }
@@ -343,13 +357,13 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
   if (options.pipeline == Pipeline::automatic) {
     const char* why = streaming ? rationale::kStreamingFallback : rationale::kFallback;
     resolved.pipeline = kAutomaticPipelineFallback;
-    if (facts.thread_block_clusters && input_bytes > kAutomaticSingleBlockBytes &&
-        input_bytes <= kAutomaticClusterMaxBytes) {
-      resolved.pipeline = kAutomaticPipelineSmall;
-      why = rationale::kCluster;
-    } else if (options.temp_storage_zeroed) {
+    if (options.temp_storage_zeroed) {
       resolved.pipeline = kAutomaticPipelineZeroed;
       why = streaming ? rationale::kStreamingZeroed : rationale::kZeroed;
+    } else if (facts.thread_block_clusters && input_bytes > kAutomaticSingleBlockBytes &&
+               input_bytes <= kAutomaticClusterMaxBytes) {
+      resolved.pipeline = kAutomaticPipelineSmall;
+      why = rationale::kCluster;
     } else if (facts.cooperative_launch) {
       resolved.pipeline = kAutomaticPipelineCooperative;
       why = streaming ? rationale::kStreamingGridSync : rationale::kGridSync;

@@ -71,20 +71,23 @@ inline std::int64_t automatic_grid_target(std::uint64_t input_bytes) {
   return std::int64_t(std::ceil(std::sqrt(double(input_bytes) / kAutomaticGridBytesScale)));
 }
 
-// Above 256 KiB, the pipeline: grid_sync where the device can launch cooperatively (no counter, so
-// no per-call memset: 1.0-1.5 us less per call than last_block + memset on the H200, 2 us less
-// inside a graph). With Options::temp_storage_zeroed there is no memset to save and last_block is
-// used: with its acq_rel ticket and PDL it measured 0.2-0.35 us per reduction faster than grid_sync
-// inside a graph at 256K-4M floats (2026-11-22), the cooperative launch's own cost; the later
-// sweep measured 0.1-0.3 us at 1-16 MiB.
+// Above the one-block limit, the pipeline. Given Options::temp_storage_zeroed: last_block, whose
+// partials travel in flagged slots (pipeline/flagged_slots.cuh): no fence and no memset on the
+// way, the fastest way for blocks to meet that we have measured. H100 scratch probe, 2026-11-22
+// (benchmark/results/h100-2026-11-22-graph-probe.txt), per reduction in a graph: 2^16 floats
+// 1.85-1.96 us over 32-64 x 256 against 2.58 for the 16 x 256 cluster and 2.47 for grid_sync;
+// 2^20 floats 2.37 us over 128 x 256 against 2.84 with the acq_rel ticket and 3.03 for grid_sync.
+// Without that promise the counter and slots would need a memset per call (2 us inside a graph,
+// the same probe), so: one cluster up to 256 KiB, then grid_sync where the device can launch
+// cooperatively (no counter, so no memset: 1.0-1.5 us less per call than last_block + memset on
+// the H200).
 constexpr Pipeline kAutomaticPipelineZeroed = Pipeline::last_block;
-// Above the one-block limit and up to this many bytes: one cluster of up to 16 blocks (sm_90+),
-// whatever the storage promise. H200, 2026-11-22, per call / per reduction in a graph: at 256 KiB
-// 7.3 us / 1.94 us against 8.1 / 2.49 (grid_sync) and 7.5 / 2.17 (last_block, zeroed); at 1 MiB
-// 7.8 / 2.84 against 7.4 / 2.69 and 7.2 / 2.34. The later sweep (automatic-tuning.txt) put the
-// crossover below 512 KiB: at 65536 doubles the cluster took 2.77 us in a graph against 2.60-2.66
-// for grid_sync at 46-128 blocks, while at 65536 floats (256 KiB) it stayed ahead (2.09 us, where
-// the earlier sweep had last_block at 2.17), so the cluster range ends at 256 KiB.
+// Without the zeroed promise, above the one-block limit and up to this many bytes: one cluster of
+// up to 16 blocks (sm_90+). H200, 2026-11-22, per call / per reduction in a graph: at 256 KiB
+// 7.3 us / 1.94 us against 8.1 / 2.49 (grid_sync); at 1 MiB 7.8 / 2.84 against 7.4 / 2.69. The
+// later sweep (automatic-tuning.txt) put the crossover below 512 KiB: at 65536 doubles the
+// cluster took 2.77 us in a graph against 2.60-2.66 for grid_sync at 46-128 blocks, while at
+// 65536 floats (256 KiB) it stayed ahead (2.09 us), so the cluster range ends at 256 KiB.
 constexpr unsigned long long kAutomaticClusterMaxBytes = 256 * 1024;
 constexpr Pipeline kAutomaticPipelineSmall = Pipeline::cluster;
 
@@ -118,8 +121,8 @@ inline constexpr const char* kGridSync =
     "automatic: grid = ceil(sqrt(bytes / 256 B)) capped at one wave; grid_sync because the device "
     "launches cooperatively (no counter, no memset)";
 inline constexpr const char* kZeroed =
-    "automatic: grid = ceil(sqrt(bytes / 256 B)) capped at one wave; last_block because temp "
-    "storage is promised zeroed (no memset)";
+    "automatic: grid = ceil(sqrt(bytes / 256 B)) capped at one wave; last_block with flagged "
+    "partials because temp storage is promised zeroed (no memset, no fence)";
 inline constexpr const char* kFallback =
     "automatic: grid = ceil(sqrt(bytes / 256 B)) capped at one wave; last_block with a counter "
     "memset because the device cannot launch cooperatively";
@@ -128,7 +131,7 @@ inline constexpr const char* kStreamingGridSync =
     "because the device launches cooperatively (no counter, no memset)";
 inline constexpr const char* kStreamingZeroed =
     "automatic: input >= half the L2 (memory-bound): one wave of 512-thread blocks; last_block "
-    "because temp storage is promised zeroed (no memset)";
+    "with flagged partials because temp storage is promised zeroed (no memset, no fence)";
 inline constexpr const char* kStreamingFallback =
     "automatic: input >= half the L2 (memory-bound): one wave of 512-thread blocks; last_block "
     "with a counter memset because the device cannot launch cooperatively";

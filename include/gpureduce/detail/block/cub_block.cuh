@@ -79,6 +79,7 @@ struct CubBlockRung : RungDefaults<CubBlockRung> {
   template <class Op>
   static constexpr int min_blocks_per_sm() { return is_sum_op_v<Op> ? 8 : 4; }
   static std::size_t shared_bytes(int, std::size_t) { return 0; }  // CUB's TempStorage is static
+  static constexpr bool kReadsPartialsByIndex = false;  // CUB's agent loads them as an array
 
   template <int BLOCK, class Accum, class Reader, class Op>
   __device__ static Accum reduce(Reader read, std::int64_t n, std::int64_t rank,

@@ -11,13 +11,22 @@
 
 namespace gpureduce::detail {
 
+// `read` yields partial i: PartialsReader, or last_block's FlaggedPartialsReader (the same values).
+template <class Rung, int BLOCK, class P, class Reader>
+__device__ __forceinline__ typename P::Accum fold_partials_from(Reader read,
+                                                                const KernelArgs<P>& args,
+                                                                std::int64_t count,
+                                                                typename P::Accum* shared) {
+  using Accum = typename P::Accum;
+  return Rung::template reduce<BLOCK, Accum>(read, count, 0, 1, args.op, shared, args.scratch);
+}
+
 template <class Rung, int BLOCK, class P>
 __device__ __forceinline__ typename P::Accum fold_partials(const KernelArgs<P>& args,
                                                            std::int64_t count,
                                                            typename P::Accum* shared) {
-  using Accum = typename P::Accum;
-  return Rung::template reduce<BLOCK, Accum>(PartialsReader<Accum>{args.partials}, count, 0, 1,
-                                             args.op, shared, args.scratch);
+  return fold_partials_from<Rung, BLOCK>(PartialsReader<typename P::Accum>{args.partials}, args,
+                                         count, shared);
 }
 
 }  // namespace gpureduce::detail

@@ -1,10 +1,19 @@
 // The last_block pipeline (CUDA samples' threadFenceReduction, without its global counter): each
-// block publishes its partial and takes a ticket from the counter in temp storage (an acq_rel
-// atomic, ticket.cuh, in place of the sample's fences); the block that draws the last ticket
-// reduces all partials, in index order with the same rung, and re-arms the counter for the next
-// call. One launch instead of two.
+// block publishes its partial and takes a ticket from the counter in temp storage; the block that
+// draws the last ticket reduces all partials, in index order with the same rung, and re-arms the
+// counter for the next call. One launch instead of two.
+//
+// Two ways to publish, the same fold order and bits either way:
+// - flagged slots (flagged_slots.cuh), where dispatch provides them: the partial travels with a
+//   flag, the ticket is relaxed, the last block waits for each flag. No fence on the way.
+// - classic: the partial in a plain array and an acq_rel ticket (ticket.cuh, in place of the
+//   sample's fences), for accumulators other than 4 or 8 bytes, grids above the slot capacity and
+//   rungs that read partials as an array (cub_block).
 #pragma once
 
+#include <cuda/atomic>
+
+#include "flagged_slots.cuh"
 #include "fold_partials.cuh"
 #include "problem.cuh"
 #include "ticket.cuh"
@@ -24,11 +33,38 @@ __device__ __forceinline__ bool publish_partial_and_take_ticket(const KernelArgs
   return is_last_block;
 }
 
+// The same with a flagged slot: nothing to order, so the ticket is relaxed.
+template <class P>
+__device__ __forceinline__ bool publish_flagged_and_take_ticket(const KernelArgs<P>& args,
+                                                                const typename P::Accum& partial) {
+  __shared__ bool is_last_block;
+  if (threadIdx.x == 0) {
+    publish_flagged(args.flagged_slots, blockIdx.x, partial);
+    ::cuda::atomic_ref<unsigned int, ::cuda::thread_scope_device> ticket(args.control->ticket);
+    is_last_block = ticket.fetch_add(1u, ::cuda::memory_order_relaxed) == gridDim.x - 1;
+  }
+  __syncthreads();
+  return is_last_block;
+}
+
 template <class Rung, int BLOCK, class P>
 __device__ __forceinline__ void last_block_epilogue(const KernelArgs<P>& args,
                                                     const typename P::Accum& partial,
                                                     typename P::Accum* shared) {
   using Accum = typename P::Accum;
+  if constexpr (kFlaggable<Accum> && Rung::kReadsPartialsByIndex) {
+    if (args.flagged_slots != nullptr) {
+      if (!publish_flagged_and_take_ticket(args, partial)) return;
+      const Accum total = fold_partials_from<Rung, BLOCK>(
+          FlaggedPartialsReader<Accum>{args.flagged_slots}, args, gridDim.x, shared);
+      rearm_flagged<Accum>(args.flagged_slots, gridDim.x);
+      if (threadIdx.x == 0) {
+        write_result(args, total);
+        args.control->ticket = 0;  // re-armed: the kernel boundary orders this before the next call
+      }
+      return;
+    }
+  }
   if (!publish_partial_and_take_ticket(args, partial)) return;
   // Ordered after the ticket by its acquire and the barrier above; the reads bypass L1
   // (PartialsReader), which is not coherent across SMs.

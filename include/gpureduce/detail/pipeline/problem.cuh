@@ -38,6 +38,7 @@ struct KernelArgs {
   typename P::Accum* partials;  // one per block of the first pass
   typename P::Accum* scratch;   // global_memory rung: blockDim.x slots per block
   ControlBlock* control;
+  std::uint64_t* flagged_slots;  // last_block: partials with flags (flagged_slots.cuh), or null
 };
 
 // Writes the final answer (thread 0 of exactly one block calls it).

@@ -1,0 +1,136 @@
+// last_block's flagged slots (pipeline/flagged_slots.cuh): the partials reach the last block
+// intact and in order, the slot region and the counter are left zero after every call, and the
+// region is safe to share with every other pipeline on one zeroed-once buffer.
+#include <algorithm>
+#include <vector>
+
+#include "gpu/common.cuh"
+
+namespace gpureduce::testing {
+namespace {
+
+// Where dispatch.cuh puts the control block and the slot region: the first 256 bytes, then
+// 2048 slots of 16 bytes. Restated here so that a layout change has to be made on purpose.
+constexpr std::size_t kControlAndSlotBytes = 256 + 2048 * 16;
+
+// Bytes of the control block and slot region that are not zero.
+std::size_t nonzero_state_bytes(const unsigned char* temp) {
+  std::vector<unsigned char> host(kControlAndSlotBytes);
+  if (cudaMemcpy(host.data(), temp, host.size(), cudaMemcpyDeviceToHost) != cudaSuccess) return ~std::size_t(0);
+  return std::size_t(std::count_if(host.begin(), host.end(), [](unsigned char b) { return b != 0; }));
+}
+
+// Zeroed storage, grids from 2 blocks to the slot capacity and one past it (the classic path):
+// bitwise CUB on each call, and the state is all zero again after each.
+template <class C>
+void rearms_after_every_grid() {
+  using In = typename C::In;
+  using Out = typename C::Out;
+  for (int grid : {2, 3, 64, 600, 2048, 2049}) {
+    const std::int64_t n = std::int64_t(grid) * 256 * 4 + 5;  // every block has work
+    const std::uint64_t seed = fresh_seed();
+    DeviceBuffer<In> in{std::size_t(n)};
+    DeviceBuffer<Out> out{1}, ref{1};
+    ASSERT_TRUE(in.ok() && out.ok() && ref.ok());
+    CUDA_OK(fill_random(in.get(), n, seed, Fill::small_integers));
+    CUDA_OK(C::cub(in.get(), ref.get(), n));
+    Options options{Strategy::sequential, Pipeline::last_block, 256, grid};  // 4 waves: room for 2049 blocks
+    options.temp_storage_zeroed = true;
+    LaunchPlan plan;
+    ASSERT_EQ(C::plan(plan, in.get(), n, options), cudaSuccess) << last_error_message();
+    ASSERT_EQ(plan.grid_blocks, grid);
+    SCOPED_TRACE(C::name() + " " + describe(options, n, 0, seed));
+    std::size_t bytes = 0;
+    ASSERT_EQ(C::run(nullptr, bytes, in.get(), out.get(), n, nullptr, options), cudaSuccess);
+    DeviceBuffer<unsigned char> temp(bytes);
+    ASSERT_TRUE(temp.ok());
+    CUDA_OK(cudaMemset(temp.get(), 0, bytes));
+    for (int call = 0; call < 3; ++call) {
+      CUDA_OK(cudaMemset(out.get(), kPoisonByte, sizeof(Out)));
+      ASSERT_EQ(C::run(temp.get(), bytes, in.get(), out.get(), n, nullptr, options), cudaSuccess) << last_error_message();
+      CUDA_OK(cudaDeviceSynchronize());
+      EXPECT_TRUE(same_bits(copy_to_host(out.get()), copy_to_host(ref.get()))) << "call " << call;
+      EXPECT_EQ(nonzero_state_bytes(temp.get()), 0u) << "call " << call << " left state behind";
+    }
+  }
+}
+
+TEST(FlaggedSlots, RearmAfterEveryGridInt32) { REQUIRE_GPU(); rearms_after_every_grid<Case<std::int32_t, std::int32_t, Op::sum>>(); }
+TEST(FlaggedSlots, RearmAfterEveryGridFloat) { REQUIRE_GPU(); rearms_after_every_grid<Case<float, float, Op::sum>>(); }
+TEST(FlaggedSlots, RearmAfterEveryGridDouble) { REQUIRE_GPU(); rearms_after_every_grid<Case<double, double, Op::sum>>(); }
+TEST(FlaggedSlots, RearmAfterEveryGridInt64Max) { REQUIRE_GPU(); rearms_after_every_grid<Case<std::int64_t, std::int64_t, Op::max>>(); }
+
+// The flagged fold reads the partials in the order grid_sync and two_kernel read their plain
+// array, so for one grid all three give the same bits, on random floats whose sums round. So that
+// this can fail, some other grid must give other bits on the same inputs.
+TEST(FlaggedSlots, SameBitsAsThePlainPartialsPipelines) {
+  REQUIRE_GPU();
+  using C = Case<float, float, Op::sum>;
+  int grid_changes_bits = 0;
+  for (std::int64_t n : {std::int64_t(70'001), std::int64_t(1) << 20, std::int64_t(3'000'017)}) {
+    for (int grid : {7, 64, 130}) {
+      const std::uint64_t seed = fresh_seed();
+      DeviceBuffer<float> in{std::size_t(n)};
+      ASSERT_TRUE(in.ok());
+      CUDA_OK(fill_random(in.get(), n, seed, Fill::random));
+      Options flagged{Strategy::vectorized, Pipeline::last_block, 256, grid};
+      flagged.temp_storage_zeroed = true;
+      const Options memset_flagged{Strategy::vectorized, Pipeline::last_block, 256, grid};
+      const Options plain_barrier{Strategy::vectorized, Pipeline::grid_sync, 256, grid};
+      const Options plain_kernel{Strategy::vectorized, Pipeline::two_kernel, 256, grid};
+      const Options other_grid{Strategy::vectorized, Pipeline::two_kernel, 256, grid + 1};
+      SCOPED_TRACE(describe(flagged, n, 0, seed));
+      float a{}, b{}, c{}, d{}, e{};
+      ASSERT_TRUE(run_gpureduce<C>(in.get(), n, flagged, a));
+      ASSERT_TRUE(run_gpureduce<C>(in.get(), n, memset_flagged, b));
+      ASSERT_TRUE(run_gpureduce<C>(in.get(), n, plain_barrier, c));
+      ASSERT_TRUE(run_gpureduce<C>(in.get(), n, plain_kernel, d));
+      ASSERT_TRUE(run_gpureduce<C>(in.get(), n, other_grid, e));
+      EXPECT_TRUE(same_bits(a, c)) << show(a) << " vs grid_sync " << show(c);
+      EXPECT_TRUE(same_bits(b, c)) << show(b) << " (memset path) vs grid_sync " << show(c);
+      EXPECT_TRUE(same_bits(d, c)) << show(d) << " (two_kernel) vs grid_sync " << show(c);
+      grid_changes_bits += !same_bits(e, d);
+    }
+  }
+  EXPECT_GT(grid_changes_bits, 0) << "no other grid changed the bits: these inputs cannot tell orders apart";
+}
+
+// One buffer, zeroed once, shared by calls of every pipeline and strategy in a random order (the
+// Options::temp_storage_zeroed contract): the others' partials and scratch never land in the slot
+// region, so every result stays bitwise CUB's and the state stays zero.
+TEST(FlaggedSlots, ShareOneZeroedBufferWithEveryPipeline) {
+  REQUIRE_GPU();
+  using C = Case<std::int32_t, std::int32_t, Op::sum>;
+  const std::int64_t max_n = 1 << 21;
+  DeviceBuffer<std::int32_t> in{std::size_t(max_n)}, out{1}, ref{1};
+  ASSERT_TRUE(in.ok() && out.ok() && ref.ok());
+  std::size_t bytes = std::size_t(64) << 20;  // more than any call below asks for (checked)
+  DeviceBuffer<unsigned char> temp(bytes);
+  ASSERT_TRUE(temp.ok());
+  CUDA_OK(cudaMemset(temp.get(), 0, bytes));
+  std::uint64_t state = fresh_seed();
+  for (int round = 0; round < 60; ++round) {
+    state = mix64(state);
+    const std::int64_t n = 1 + std::int64_t(state % max_n);
+    const Strategy strategy = kAllStrategies[(state >> 24) % std::size(kAllStrategies)];
+    const Pipeline pipeline = kAllPipelines[(state >> 32) % std::size(kAllPipelines)];
+    Options options{strategy, pipeline};
+    if ((state >> 40) % 2) options.grid_blocks = 2 + int((state >> 44) % 300);
+    options.temp_storage_zeroed = true;
+    const std::uint64_t seed = fresh_seed();
+    SCOPED_TRACE("round " + std::to_string(round) + " " + describe(options, n, 0, seed));
+    CUDA_OK(fill_random(in.get(), n, seed, Fill::random));
+    CUDA_OK(C::cub(in.get(), ref.get(), n));
+    std::size_t needed = 0;
+    ASSERT_EQ(C::run(nullptr, needed, in.get(), out.get(), n, nullptr, options), cudaSuccess) << last_error_message();
+    ASSERT_LE(needed, bytes);
+    CUDA_OK(cudaMemset(out.get(), kPoisonByte, sizeof(std::int32_t)));
+    ASSERT_EQ(C::run(temp.get(), bytes, in.get(), out.get(), n, nullptr, options), cudaSuccess) << last_error_message();
+    CUDA_OK(cudaDeviceSynchronize());
+    EXPECT_EQ(copy_to_host(out.get()), copy_to_host(ref.get()));
+    EXPECT_EQ(nonzero_state_bytes(temp.get()), 0u);
+  }
+}
+
+}  // namespace
+}  // namespace gpureduce::testing
