@@ -153,10 +153,11 @@ TEST(Automatic, MatchesCubAroundTheBoundariesDouble) { REQUIRE_GPU(); check_answ
 TEST(Automatic, MatchesCubAroundTheBoundariesInt32) { REQUIRE_GPU(); check_answers<Case<std::int32_t, std::int32_t, Op::sum>>(); }
 TEST(Automatic, MatchesCubAroundTheBoundariesHalf) { REQUIRE_GPU(); check_answers<Case<__half, float, Op::sum>>(); }
 
-// automatic's one-block and cluster plans launch kernels built for their shape, which claim the
-// bits of the general kernel launched with the same Options (vectorized, the plan's pipeline, block
-// and grid). Random floats, whose sums round, so the order shows in the bits: another order (a
-// 1024-thread block, or half the cluster) must differ somewhere, or this test could not tell.
+// automatic's one-block, cluster and (zeroed storage) last_block plans launch kernels built for
+// their shape, which claim the bits of the general kernel launched with the same Options
+// (vectorized, the plan's pipeline, block and grid). Random floats, whose sums round, so the order
+// shows in the bits: another order (a 1024-thread block, or half the grid) must differ somewhere,
+// or this test could not tell.
 template <class C>
 void check_shape_kernels() {
   using In = typename C::In;
@@ -166,30 +167,38 @@ void check_shape_kernels() {
   int differs_from_other_order = 0, cases = 0;
   for (std::int64_t n : {std::int64_t(33), std::int64_t(1000), 4096 / item + 3, 8192 / item,
                          16384 / item - 1, 32768 / item + 5, kOneBlockBytes / item,
-                         kOneBlockBytes / item + 1, 3 * kOneBlockBytes / item + 7, kClusterBytes / item}) {
-    for (int offset : {0, 1}) {
-      const std::uint64_t seed = fresh_seed();
-      DeviceBuffer<In> buffer{std::size_t(n + offset)};
-      ASSERT_TRUE(buffer.ok());
-      CUDA_OK(fill_random(buffer.get(), n + offset, seed, Fill::random));
-      const In* d_in = buffer.get() + offset;
-      LaunchPlan plan;
-      ASSERT_EQ(C::plan(plan, d_in, n, Options{}), cudaSuccess) << last_error_message();
-      const bool one_block = n * item <= kOneBlockBytes;
-      ASSERT_EQ(plan.pipeline == Pipeline::cluster, !one_block && clusters);
-      if (!one_block && !clusters) continue;
-      const Options general{Strategy::vectorized, plan.pipeline, plan.block_threads, plan.grid_blocks};
-      Options other_order = general;
-      if (one_block) other_order.block_threads = 1024;
-      else other_order.grid_blocks = plan.grid_blocks / 2;
-      SCOPED_TRACE(C::name() + " " + describe(general, n, offset, seed));
-      Out automatic{}, reference{}, other{};
-      ASSERT_TRUE(run_gpureduce<C>(d_in, n, Options{}, automatic));
-      ASSERT_TRUE(run_gpureduce<C>(d_in, n, general, reference));
-      ASSERT_TRUE(run_gpureduce<C>(d_in, n, other_order, other));
-      EXPECT_TRUE(same_bits(automatic, reference)) << "shape kernel " << show(automatic) << " vs general kernel " << show(reference);
-      differs_from_other_order += !same_bits(reference, other);
-      ++cases;
+                         kOneBlockBytes / item + 1, 3 * kOneBlockBytes / item + 7, kClusterBytes / item,
+                         std::int64_t(1) << 20, (std::int64_t(1) << 22) + 5}) {
+    for (bool zeroed : {false, true}) {
+      for (int offset : {0, 1}) {
+        const std::uint64_t seed = fresh_seed();
+        DeviceBuffer<In> buffer{std::size_t(n + offset)};
+        ASSERT_TRUE(buffer.ok());
+        CUDA_OK(fill_random(buffer.get(), n + offset, seed, Fill::random));
+        const In* d_in = buffer.get() + offset;
+        Options automatic;
+        automatic.temp_storage_zeroed = zeroed;
+        LaunchPlan plan;
+        ASSERT_EQ(C::plan(plan, d_in, n, automatic), cudaSuccess) << last_error_message();
+        const bool one_block = n * item <= kOneBlockBytes;
+        const bool shaped = one_block || zeroed || (clusters && n * item <= kClusterBytes);
+        if (!shaped) continue;
+        if (!one_block) ASSERT_EQ(plan.pipeline, zeroed ? Pipeline::last_block : Pipeline::cluster);
+        Options general{Strategy::vectorized, plan.pipeline, plan.block_threads, plan.grid_blocks};
+        general.temp_storage_zeroed = zeroed;
+        Options other_order = general;
+        if (one_block) other_order.block_threads = 1024;
+        else other_order.grid_blocks = plan.grid_blocks / 2;
+        SCOPED_TRACE(C::name() + " " + describe(general, n, offset, seed) + (zeroed ? " zeroed" : ""));
+        Out from_automatic{}, reference{}, other{};
+        ASSERT_TRUE(run_gpureduce<C>(d_in, n, automatic, from_automatic));
+        ASSERT_TRUE(run_gpureduce<C>(d_in, n, general, reference));
+        ASSERT_TRUE(run_gpureduce<C>(d_in, n, other_order, other));
+        EXPECT_TRUE(same_bits(from_automatic, reference))
+            << "shape kernel " << show(from_automatic) << " vs general kernel " << show(reference);
+        differs_from_other_order += !same_bits(reference, other);
+        ++cases;
+      }
     }
   }
   EXPECT_GT(differs_from_other_order, 0) << "no case of " << cases << " depends on the order: the inputs cannot tell orders apart";

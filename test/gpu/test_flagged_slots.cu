@@ -52,6 +52,23 @@ void rearms_after_every_grid() {
       EXPECT_TRUE(same_bits(copy_to_host(out.get()), copy_to_host(ref.get()))) << "call " << call;
       EXPECT_EQ(nonzero_state_bytes(temp.get()), 0u) << "call " << call << " left state behind";
     }
+    // Without the promise, on garbage storage: the per-call memset must cover the slots this grid
+    // uses (else stale flags would pass for partials), and the kernel leaves them zero. Past the
+    // capacity the classic path runs and the slot region is never touched. This is also what
+    // shows the flagged path is the one taken.
+    Options per_call = options;
+    per_call.temp_storage_zeroed = false;
+    CUDA_OK(prepare_temp_storage(temp.get(), bytes, false));
+    CUDA_OK(cudaMemset(out.get(), kPoisonByte, sizeof(Out)));
+    ASSERT_EQ(C::run(temp.get(), bytes, in.get(), out.get(), n, nullptr, per_call), cudaSuccess) << last_error_message();
+    CUDA_OK(cudaDeviceSynchronize());
+    EXPECT_TRUE(same_bits(copy_to_host(out.get()), copy_to_host(ref.get()))) << "memset path";
+    const std::size_t slot_bytes = std::size_t(grid) * (sizeof(Out) == 8 ? 16 : 8);
+    std::vector<unsigned char> slots(std::min(slot_bytes, kControlAndSlotBytes - 256));
+    CUDA_OK(cudaMemcpy(slots.data(), temp.get() + 256, slots.size(), cudaMemcpyDeviceToHost));
+    const auto zero_bytes = std::size_t(std::count(slots.begin(), slots.end(), 0));
+    if (grid <= 2048) EXPECT_EQ(zero_bytes, slots.size()) << "slots not zero after the memset path";
+    else EXPECT_EQ(zero_bytes, 0u) << "the classic path touched the slot region";
   }
 }
 

@@ -141,8 +141,9 @@ cudaError_t run_rung(const Request<P>& r) {
   // grid_sync needs every block resident at once: at most one wave, whatever the strategy's policy.
   const int waves = pipeline == Pipeline::grid_sync ? 1 : policy_for(r.options.strategy).waves;
   std::int64_t cap = std::int64_t(occupancy) * sms * waves;
-  // automatic's one-block and cluster plans launch the kernel built for their shape, where there is
-  // one for this block size: same rung, same arguments, same bits, fewer instructions.
+  // automatic's one-block, cluster and zeroed last_block plans launch the kernel built for their
+  // shape, where there is one for this block size: same rung, same arguments, same bits, fewer
+  // instructions.
   auto kernel = first_pass;
   if constexpr (std::is_same_v<Rung, VectorizedRung>)
     if (auto shaped = shape_kernel_for<Rung, P>(r.shape, block_threads)) kernel = shaped;
@@ -386,10 +387,11 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
 
   // Only automatic's own plans get the shaped kernels; a caller's explicit Options run
   // reduce_input_kernel (which is how the tests compare the two).
-  const ShapeKernel shape =
-      rationale == rationale::kSingleBlock
-          ? ShapeKernel::one_block
-          : (rationale == rationale::kCluster ? ShapeKernel::cluster : ShapeKernel::none);
+  ShapeKernel shape = ShapeKernel::none;
+  if (rationale == rationale::kSingleBlock) shape = ShapeKernel::one_block;
+  else if (rationale == rationale::kCluster) shape = ShapeKernel::cluster;
+  else if (rationale == rationale::kZeroed || rationale == rationale::kStreamingZeroed)
+    shape = ShapeKernel::last_block;
   const Request<P> request{d_temp_storage, temp_storage_bytes, d_in,  d_out,
                            num_items,      op,                 init,  fold_init,
                            stream,         resolved,           plan,  device,

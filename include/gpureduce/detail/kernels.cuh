@@ -73,8 +73,8 @@ __global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>, kMinBlocksFor<Rung, P>)
   }
 }
 
-// Kernels built for the shape of `automatic`'s two smallest plans: one block (inputs up to 64 KiB)
-// and one cluster (up to 256 KiB). Each reduces in the same order as reduce_input_kernel launched
+// Kernels built for the shape of `automatic`'s plans: one block (inputs up to 64 KiB), one cluster
+// (up to 256 KiB) and, on zeroed storage, last_block (below). Each reduces in the same order as reduce_input_kernel launched
 // with the same Options, so it gives the same bits (test_automatic.cu checks it), with the block
 // size known at compile time and only its own epilogue: fewer instructions, and at these sizes
 // the instructions after one memory round trip are the time. On an H200 at 4096 floats (scratch,
@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>, kMinBlocksFor<Rung, P>)
 // call (benchmark/results/h200-2026-11-22-automatic-sweep.txt). What still separates it from the
 // minimal kernel per call (~0.4 us) is mostly not its GPU time (0.1-0.2 us in a graph), and is
 // not understood yet.
-enum class ShapeKernel { none, one_block, cluster };
+enum class ShapeKernel { none, one_block, cluster, last_block };
 
 template <class Rung, int BLOCK, class P>
 __global__ void __launch_bounds__(BLOCK, 1) reduce_one_block_kernel(KernelArgs<P> args) {
@@ -111,10 +111,30 @@ __global__ void __launch_bounds__(BLOCK, 1) reduce_cluster_kernel(KernelArgs<P> 
   cluster_epilogue(args, partial);
 }
 
+// automatic's many-block plan on zeroed storage: last_block (flagged slots) and nothing else, the
+// block size known at compile time. On an H100 (graph probe run 4, 2026-11-22), per reduction
+// against reduce_input_kernel with the same Options: 2.14 / 2.23 us at 2^16 floats (32 x 256),
+// 2.82 / 2.90 at 2^20 (128 x 256), 4.42 / 4.51 at 2^22, 2.29 / 2.40 at 2^16 doubles.
+template <class Rung, int BLOCK, class P>
+__global__ void __launch_bounds__(BLOCK) reduce_last_block_kernel(KernelArgs<P> args) {
+  using Accum = typename P::Accum;
+  wait_for_previous_kernel_then_release_next();
+  if (finished_empty_input(args)) return;
+  Accum* shared = dynamic_shared<P>();
+  const Accum partial = Rung::template reduce<BLOCK, Accum>(
+      InputReader<typename P::In, Accum>{args.d_in}, args.num_items, std::int64_t(blockIdx.x),
+      std::int64_t(gridDim.x), args.op, shared, static_cast<Accum*>(nullptr));
+  if (finished_one_block(args, partial)) return;
+  last_block_epilogue<Rung, BLOCK>(args, partial, shared);
+}
+
 template <class Rung, int BLOCK, class P>
 constexpr auto shape_kernel(ShapeKernel shape) -> void (*)(KernelArgs<P>) {
-  return shape == ShapeKernel::one_block ? reduce_one_block_kernel<Rung, BLOCK, P>
-                                         : reduce_cluster_kernel<Rung, BLOCK, P>;
+  switch (shape) {
+    case ShapeKernel::one_block: return reduce_one_block_kernel<Rung, BLOCK, P>;
+    case ShapeKernel::cluster: return reduce_cluster_kernel<Rung, BLOCK, P>;
+    default: return reduce_last_block_kernel<Rung, BLOCK, P>;
+  }
 }
 
 // The kernel built for this shape and block size, or null where none is built (block sizes other

@@ -73,10 +73,11 @@ inline std::int64_t automatic_grid_target(std::uint64_t input_bytes) {
 
 // Above the one-block limit, the pipeline. Given Options::temp_storage_zeroed: last_block, whose
 // partials travel in flagged slots (pipeline/flagged_slots.cuh): no fence and no memset on the
-// way, the fastest way for blocks to meet that we have measured. H100 scratch probe, 2026-11-22
-// (benchmark/results/h100-2026-11-22-graph-probe.txt), per reduction in a graph: 2^16 floats
-// 1.85-1.96 us over 32-64 x 256 against 2.58 for the 16 x 256 cluster and 2.47 for grid_sync;
-// 2^20 floats 2.37 us over 128 x 256 against 2.84 with the acq_rel ticket and 3.03 for grid_sync.
+// way, the fastest way for blocks to meet that we have measured, in a kernel of its own
+// (kernels.cuh). H100, 2026-11-22 (benchmark/results/h100-2026-11-22-graph-probe.txt, run 4; the
+// cluster and grid_sync from run 2 and the sweep), per reduction in a graph: 2^16 floats 2.14 us
+// over 32 x 256 against 2.58-2.60 for the 16 x 256 cluster and 2.47-2.49 for grid_sync; 2^20
+// floats 2.82 us over 128 x 256 against 3.05 with the acq_rel ticket and 3.03-3.18 for grid_sync.
 // Without that promise the counter and slots would need a memset per call (2 us inside a graph,
 // the same probe), so: one cluster up to 256 KiB, then grid_sync where the device can launch
 // cooperatively (no counter, so no memset: 1.0-1.5 us less per call than last_block + memset on

@@ -5,9 +5,11 @@
 // Why: with the classic publication (store the partial, then a release fetch-add) every block
 // waits for its store to be acknowledged before its ticket is even sent, and the last block then
 // loads the partials: three L2 round trips in a row after the data is read. Inside a CUDA graph of
-// back-to-back reductions on an H100 (scratch probe, 2026-11-22), 2^20 floats over 128 x 256
-// threads took 2.84 us per reduction that way and 2.37 us with flagged slots; 2^16 floats over
-// 64 x 256 threads 2.24 and 1.85 us.
+// back-to-back reductions on an H100 (benchmark/results/h100-2026-11-22-graph-probe.txt), a
+// minimal probe kernel went from 2.84 to 2.37 us per reduction at 2^20 floats (128 x 256) and
+// from 2.24 to 1.85 us at 2^16 (64 x 256); reduce_input_kernel from 3.00 to 2.87 and 2.44 to
+// 2.22 us (2^16 floats, 32 x 256), and 2.68 to 2.44 at 2^16 doubles (46 x 256; run 3, with this
+// reader).
 //
 // Why it is correct: a block stores its slot before it takes its ticket, so when the last ticket
 // is drawn every slot store has been issued and will land; the last block spins on each slot
@@ -74,14 +76,17 @@ struct FlaggedPartialsReader {
   static constexpr bool kContiguousInput = false;
   const std::uint64_t* slots;
   __device__ __forceinline__ Accum operator()(std::int64_t i) const {
-    std::uint32_t halves[kWordsPerSlot<Accum>];
     const std::uint64_t* slot = slots + i * kWordsPerSlot<Accum>;
+    // Every word's load in flight before any is checked: one memory round trip per slot, not one
+    // per word.
+    std::uint64_t words[kWordsPerSlot<Accum>];
+#pragma unroll
+    for (int j = 0; j < kWordsPerSlot<Accum>; ++j) words[j] = load_word_relaxed(slot + j);
+    std::uint32_t halves[kWordsPerSlot<Accum>];
 #pragma unroll
     for (int j = 0; j < kWordsPerSlot<Accum>; ++j) {
-      std::uint64_t word;
-      while (((word = load_word_relaxed(slot + j)) & kSlotWritten) == 0) {
-      }
-      halves[j] = std::uint32_t(word);
+      while ((words[j] & kSlotWritten) == 0) words[j] = load_word_relaxed(slot + j);
+      halves[j] = std::uint32_t(words[j]);
     }
     Accum value;
     memcpy(&value, halves, sizeof(Accum));
