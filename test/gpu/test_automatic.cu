@@ -100,6 +100,9 @@ void check_plans() {
       if (expected <= limits.multiprocessors) EXPECT_EQ(plan.grid_blocks, expected);
       else EXPECT_LE(plan.grid_blocks, expected);
       EXPECT_GE(plan.grid_blocks, std::min<std::int64_t>(expected, limits.multiprocessors));
+      // Streaming on zeroed storage: two blocks per multiprocessor, not the one wave.
+      if (streaming && zeroed)
+        EXPECT_EQ(plan.grid_blocks, std::min<std::int64_t>(2 * std::int64_t(limits.multiprocessors), useful));
       // Only the memset-backed fallback (no cooperative launch, storage not zeroed) launches twice.
       EXPECT_EQ(plan.launches, (!zeroed && !limits.cooperative) ? 2 : 1);
     }

@@ -351,6 +351,9 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
     } else if (automatic_grid && automatic_is_streaming(input_bytes, facts.l2_bytes)) {
       // One wave: the grid cap run_rung derives from occupancy, with no sqrt target.
       if (options.block_threads == 0) resolved.block_threads = kAutomaticStreamingBlockThreads;
+      // Zeroed storage: two blocks per SM (policy.hpp), an upper bound run_rung caps further.
+      if (options.temp_storage_zeroed && options.pipeline == Pipeline::automatic)
+        resolved.grid_blocks = kAutomaticStreamingZeroedBlocksPerSM * facts.multiprocessors;
       automatic_grid = false;
       streaming = true;
     }

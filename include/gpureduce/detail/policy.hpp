@@ -103,6 +103,17 @@ constexpr Pipeline kAutomaticPipelineSmall = Pipeline::cluster;
 // 4.68-5.23 for 396 x 512). Half the L2 (30 MiB on the H200) lies between the two measurements.
 constexpr int kAutomaticStreamingL2Divisor = 2;
 constexpr int kAutomaticStreamingBlockThreads = 512;
+// On zeroed storage (the last_block kernel of its own, kernels.cuh) the streaming grid is two
+// 512-thread blocks per SM, not its one wave. Inside a CUDA graph, a grid that fills part of the
+// room its kernel leaves on each SM ran 13-19% slower than CUB, whether that kernel was ours or
+// the general one: then only part of the next reduction's grid can start early (PDL). Full waves
+// and two blocks per SM did not. H100, graph probe run 6 (benchmark/results/
+// h100-2026-11-22-graph-probe.txt), per reduction: 2^26 floats 87.8 us at 264 x 512 (2 of 4
+// resident blocks per SM), 88.7 at 528 x 512 (4 of 4), 100.0 at 396 x 512 (3 of 4), CUB 88.5;
+// 2^24 floats 23.7 / 24.6 / 27.4, CUB 24.2; 10^7 floats (40 MB) 7.5 / 12.3 / 15.7, CUB 11.4;
+// 2^22 doubles 6.8 us at 264 x 512, CUB 7.6. The general kernel (3 blocks of 512 per SM) with its
+// full wave of 396 stays the grid_sync plan.
+constexpr int kAutomaticStreamingZeroedBlocksPerSM = 2;
 inline bool automatic_is_streaming(unsigned long long input_bytes, unsigned long long l2_bytes) {
   return input_bytes > kAutomaticClusterMaxBytes && l2_bytes > 0 &&
          input_bytes >= l2_bytes / kAutomaticStreamingL2Divisor;
@@ -131,7 +142,7 @@ inline constexpr const char* kStreamingGridSync =
     "automatic: input >= half the L2 (memory-bound): one wave of 512-thread blocks; grid_sync "
     "because the device launches cooperatively (no counter, no memset)";
 inline constexpr const char* kStreamingZeroed =
-    "automatic: input >= half the L2 (memory-bound): one wave of 512-thread blocks; last_block "
+    "automatic: input >= half the L2 (memory-bound): two 512-thread blocks per SM; last_block "
     "with flagged partials because temp storage is promised zeroed (no memset, no fence)";
 inline constexpr const char* kStreamingFallback =
     "automatic: input >= half the L2 (memory-bound): one wave of 512-thread blocks; last_block "
