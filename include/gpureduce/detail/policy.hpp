@@ -78,6 +78,9 @@ inline std::int64_t automatic_grid_target(std::uint64_t input_bytes) {
 // cluster and grid_sync from run 2 and the sweep), per reduction in a graph: 2^16 floats 2.14 us
 // over 32 x 256 against 2.58-2.60 for the 16 x 256 cluster and 2.47-2.49 for grid_sync; 2^20
 // floats 2.82 us over 128 x 256 against 3.05 with the acq_rel ticket and 3.03-3.18 for grid_sync.
+// The H200 differs at 256 KiB (benchmark/results/h200-2026-11-22c-automatic-sweep.txt): there the
+// 16 x 256 cluster took 2.00 us against 2.10 for this plan, and this plan won from 1 MiB (2.30
+// against 2.59 for grid_sync). One rule for both, so the larger gain wins: last_block.
 // Without that promise the counter and slots would need a memset per call (2 us inside a graph,
 // the same probe), so: one cluster up to 256 KiB, then grid_sync where the device can launch
 // cooperatively (no counter, so no memset: 1.0-1.5 us less per call than last_block + memset on
