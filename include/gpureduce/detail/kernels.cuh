@@ -74,9 +74,10 @@ __global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>, kMinBlocksFor<Rung, P>)
 }
 
 // Kernels built for the shape of `automatic`'s plans: one block (inputs up to 64 KiB), one cluster
-// (up to 256 KiB) and, on zeroed storage, last_block (below). Each reduces in the same order as reduce_input_kernel launched
-// with the same Options, so it gives the same bits (test_automatic.cu checks it), with the block
-// size known at compile time and only its own epilogue: fewer instructions, and at these sizes
+// (up to 256 KiB) and, on zeroed storage, last_block (below). Each reduces in the same order as
+// reduce_input_kernel launched with the same Options, so it gives the same bits
+// (test_automatic.cu checks it), with the block size known at compile time and only its own
+// epilogue: fewer instructions, and at these sizes
 // the instructions after one memory round trip are the time. On an H200 at 4096 floats (scratch,
 // 2026-11-22; issue 4's note), per reduction in a graph: a minimal one-block kernel 0.96 us,
 // reduce_input_kernel with one block 1.19 us, CUB's single-tile kernel 1.24 us; per call between

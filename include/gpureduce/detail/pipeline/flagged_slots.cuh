@@ -7,9 +7,9 @@
 // loads the partials: three L2 round trips in a row after the data is read. Inside a CUDA graph of
 // back-to-back reductions on an H100 (benchmark/results/h100-2026-11-22-graph-probe.txt), a
 // minimal probe kernel went from 2.84 to 2.37 us per reduction at 2^20 floats (128 x 256) and
-// from 2.24 to 1.85 us at 2^16 (64 x 256); reduce_input_kernel from 3.00 to 2.87 and 2.44 to
-// 2.22 us (2^16 floats, 32 x 256), and 2.68 to 2.44 at 2^16 doubles (46 x 256; run 3, with this
-// reader).
+// from 2.24 to 1.85 us at 2^16 (64 x 256); reduce_input_kernel (runs 3-4) from 3.00 to 2.87 us at
+// 2^20 floats (128 x 256), 2.44 to 2.22 at 2^16 floats (32 x 256) and 2.68 to 2.44 at 2^16
+// doubles (46 x 256).
 //
 // Why it is correct: a block stores its slot before it takes its ticket, so when the last ticket
 // is drawn every slot store has been issued and will land; the last block spins on each slot

@@ -47,6 +47,16 @@ __device__ __forceinline__ bool publish_flagged_and_take_ticket(const KernelArgs
   return is_last_block;
 }
 
+// Thread 0 of the last block: the answer, and the counter re-armed (the kernel boundary orders
+// this before the next call).
+template <class P>
+__device__ __forceinline__ void write_result_and_rearm(const KernelArgs<P>& args,
+                                                       const typename P::Accum& total) {
+  if (threadIdx.x != 0) return;
+  write_result(args, total);
+  args.control->ticket = 0;
+}
+
 template <class Rung, int BLOCK, class P>
 __device__ __forceinline__ void last_block_epilogue(const KernelArgs<P>& args,
                                                     const typename P::Accum& partial,
@@ -58,21 +68,14 @@ __device__ __forceinline__ void last_block_epilogue(const KernelArgs<P>& args,
       const Accum total = fold_partials_from<Rung, BLOCK>(
           FlaggedPartialsReader<Accum>{args.flagged_slots}, args, gridDim.x, shared);
       rearm_flagged<Accum>(args.flagged_slots, gridDim.x);
-      if (threadIdx.x == 0) {
-        write_result(args, total);
-        args.control->ticket = 0;  // re-armed: the kernel boundary orders this before the next call
-      }
+      write_result_and_rearm(args, total);
       return;
     }
   }
   if (!publish_partial_and_take_ticket(args, partial)) return;
   // Ordered after the ticket by its acquire and the barrier above; the reads bypass L1
   // (PartialsReader), which is not coherent across SMs.
-  const Accum total = fold_partials<Rung, BLOCK>(args, gridDim.x, shared);
-  if (threadIdx.x == 0) {
-    write_result(args, total);
-    args.control->ticket = 0;  // re-armed: the kernel boundary orders this before the next call
-  }
+  write_result_and_rearm(args, fold_partials<Rung, BLOCK>(args, gridDim.x, shared));
 }
 
 }  // namespace gpureduce::detail
