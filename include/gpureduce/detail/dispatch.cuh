@@ -70,7 +70,7 @@ struct Request {
   int device;
   DeviceFacts facts;
   bool automatic_grid;    // size the grid by automatic_grid_target (policy.hpp)
-  ShapeKernel shape;      // automatic's one-block or cluster plan: its kernel (kernels.cuh)
+  ShapeKernel shape;      // automatic's one-block, cluster or zeroed last_block plan (kernels.cuh)
   const char* rationale;  // why this plan, for LaunchPlan::rationale
 };
 
@@ -215,9 +215,9 @@ cudaError_t run_rung(const Request<P>& r) {
                              : nullptr};
   if (zero_counter) {
     // The counter, and the slots this grid uses when they carry the partials.
-    const std::size_t bytes =
-        flagged ? layout.flagged_slots_offset + std::size_t(grid) * kWordsPerSlot<Accum> * 8
-                : sizeof(ControlBlock);
+    const std::size_t slot_bytes = std::size_t(kWordsPerSlot<Accum>) * sizeof(std::uint64_t);
+    const std::size_t bytes = flagged ? layout.flagged_slots_offset + std::size_t(grid) * slot_bytes
+                                      : sizeof(ControlBlock);
     error = check(cudaMemsetAsync(base, 0, bytes, r.stream),
                   "gpureduce: zeroing the ticket counter");
     if (error != cudaSuccess) return error;

@@ -100,24 +100,10 @@ __global__ void __launch_bounds__(BLOCK, 1) reduce_one_block_kernel(KernelArgs<P
   if (threadIdx.x == 0) write_result(args, total);
 }
 
-template <class Rung, int BLOCK, class P>
-__global__ void __launch_bounds__(BLOCK, 1) reduce_cluster_kernel(KernelArgs<P> args) {
-  using Accum = typename P::Accum;
-  wait_for_previous_kernel_then_release_next();
-  if (finished_empty_input(args)) return;
-  const Accum partial = Rung::template reduce<BLOCK, Accum>(
-      InputReader<typename P::In, Accum>{args.d_in}, args.num_items, std::int64_t(blockIdx.x),
-      std::int64_t(gridDim.x), args.op, dynamic_shared<P>(), static_cast<Accum*>(nullptr));
-  if (finished_one_block(args, partial)) return;
-  cluster_epilogue(args, partial);
-}
-
-// automatic's many-block plan on zeroed storage: last_block (flagged slots) and nothing else, the
-// block size known at compile time. On an H100 (graph probe run 4, 2026-11-22), per reduction
-// against reduce_input_kernel with the same Options: 2.14 / 2.23 us at 2^16 floats (32 x 256),
-// 2.82 / 2.90 at 2^20 (128 x 256), 4.42 / 4.51 at 2^22, 2.29 / 2.40 at 2^16 doubles.
-template <class Rung, int BLOCK, class P>
-__global__ void __launch_bounds__(BLOCK) reduce_last_block_kernel(KernelArgs<P> args) {
+// automatic's many-block plans, each with only its own epilogue: one cluster and, on zeroed
+// storage, last_block with flagged slots. The two kernels below share this body.
+template <class Rung, int BLOCK, class P, ShapeKernel kShape>
+__device__ __forceinline__ void reduce_shaped_grid(const KernelArgs<P>& args) {
   using Accum = typename P::Accum;
   wait_for_previous_kernel_then_release_next();
   if (finished_empty_input(args)) return;
@@ -126,7 +112,24 @@ __global__ void __launch_bounds__(BLOCK) reduce_last_block_kernel(KernelArgs<P> 
       InputReader<typename P::In, Accum>{args.d_in}, args.num_items, std::int64_t(blockIdx.x),
       std::int64_t(gridDim.x), args.op, shared, static_cast<Accum*>(nullptr));
   if (finished_one_block(args, partial)) return;
-  last_block_epilogue<Rung, BLOCK>(args, partial, shared);
+  if constexpr (kShape == ShapeKernel::cluster) cluster_epilogue(args, partial);
+  else last_block_epilogue<Rung, BLOCK>(args, partial, shared);
+}
+
+template <class Rung, int BLOCK, class P>
+__global__ void __launch_bounds__(BLOCK, 1) reduce_cluster_kernel(KernelArgs<P> args) {
+  reduce_shaped_grid<Rung, BLOCK, P, ShapeKernel::cluster>(args);
+}
+
+// On an H100 (graph probe run 4, 2026-11-22), per reduction against reduce_input_kernel with the
+// same Options: 2.14 / 2.23 us at 2^16 floats (32 x 256), 2.82 / 2.90 at 2^20 (128 x 256),
+// 4.42 / 4.51 at 2^22, 2.29 / 2.40 at 2^16 doubles. No minimum-blocks bound, on purpose: with
+// one (even 1) ptxas gives it 40 registers instead of 32 for float and double sums, so 3 blocks
+// of 512 threads fit an SM instead of 4, and the zeroed streaming grid of two blocks per SM
+// (policy.hpp) would fill a wave only in part, which ran 13-19% slower inside graphs.
+template <class Rung, int BLOCK, class P>
+__global__ void __launch_bounds__(BLOCK) reduce_last_block_kernel(KernelArgs<P> args) {
+  reduce_shaped_grid<Rung, BLOCK, P, ShapeKernel::last_block>(args);
 }
 
 template <class Rung, int BLOCK, class P>

@@ -13,6 +13,19 @@
 
 namespace gpureduce::detail {
 
+// What one thread has folded so far, left to right: the first item as it is, each later one
+// combined onto it, so no identity element is needed.
+template <class Accum, class Op>
+struct RunningFold {
+  Op op;
+  Accum value{};
+  bool has_value = false;
+  __device__ __forceinline__ void add(const Accum& x) {
+    value = has_value ? op(value, x) : x;
+    has_value = true;
+  }
+};
+
 struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
   // Four 16-byte loads in flight per thread: the DESIGN.md prototype's choice (0.97-1.00x CUB from
   // 16M floats up on an H200); issue 4 revisits it with measurements.
@@ -108,32 +121,20 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
       const uint4* vectors = reinterpret_cast<const uint4*>(read.data + l.head);
       const int tid = int(threadIdx.x);
       const std::int64_t threads = BLOCK > 0 ? BLOCK : blockDim.x;  // BLOCK: the cluster kernel
-      Accum value{};
-      bool has_value = false;
-      auto fold = [&](const uint4& raw) {
-        const Accum x = fold_vector<Accum, In>(raw, op);
-        value = has_value ? op(value, x) : x;
-        has_value = true;
-      };
+      RunningFold<Accum, Op> mine{op};
+      auto fold = [&](const uint4& raw) { mine.add(fold_vector<Accum, In>(raw, op)); };
       fold_strided_vectors(vectors, rank * threads + tid, threads * blocks, l.vectors, fold);
 
       std::int64_t first_free = l.vectors - rank * threads;  // threads holding a vector
       first_free = first_free < 0 ? 0 : (first_free > threads ? threads : first_free);
       if (rank == 0) {  // the scalar head and tail (each shorter than a vector) go to block 0
         const std::int64_t tail = n - l.tail_begin;
-        if (tid < l.head) {
-          const Accum x = read(tid);
-          value = has_value ? op(value, x) : x;
-          has_value = true;
-        }
-        if (tid < tail) {
-          const Accum x = read(l.tail_begin + tid);
-          value = has_value ? op(value, x) : x;
-        }
+        if (tid < l.head) mine.add(read(tid));
+        if (tid < tail) mine.add(read(l.tail_begin + tid));
         first_free = first_free > l.head ? first_free : l.head;
         first_free = first_free > tail ? first_free : tail;
       }
-      return block_reduce_shuffle(value, int(first_free), op, shared);
+      return block_reduce_shuffle(mine.value, int(first_free), op, shared);
     }
   }
 
@@ -160,23 +161,15 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
     Accum head_item{}, tail_item{};
     if (tid < head) head_item = read(tid);
     if (tid < tail) tail_item = read(tail_begin + tid);
-    Accum value{};
-    bool has_value = false;
-    auto fold = [&](const uint4& raw) {
-      const Accum x = fold_vector<Accum, In>(raw, op);
-      value = has_value ? op(value, x) : x;
-      has_value = true;
-    };
+    RunningFold<Accum, Op> mine{op};
+    auto fold = [&](const uint4& raw) { mine.add(fold_vector<Accum, In>(raw, op)); };
     fold_strided_vectors(vectors, tid, BLOCK, vector_count, fold);
-    if (tid < head) {
-      value = has_value ? op(value, head_item) : head_item;
-      has_value = true;
-    }
-    if (tid < tail) value = has_value ? op(value, tail_item) : tail_item;
+    if (tid < head) mine.add(head_item);
+    if (tid < tail) mine.add(tail_item);
     int valid = vector_count < BLOCK ? vector_count : BLOCK;
     valid = valid > head ? valid : head;
     valid = valid > tail ? valid : tail;
-    return block_reduce_shuffle(value, valid, op, shared);
+    return block_reduce_shuffle(mine.value, valid, op, shared);
   }
 };
 
