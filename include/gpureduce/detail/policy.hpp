@@ -114,8 +114,12 @@ constexpr int kAutomaticStreamingBlockThreads = 512;
 // h100-2026-11-22-graph-probe.txt), per reduction: 2^26 floats 87.8 us at 264 x 512 (2 of 4
 // resident blocks per SM), 88.7 at 528 x 512 (4 of 4), 100.0 at 396 x 512 (3 of 4), CUB 88.5;
 // 2^24 floats 23.7 / 24.6 / 27.4, CUB 24.2; 10^7 floats (40 MB) 7.5 / 12.3 / 15.7, CUB 11.4;
-// 2^22 doubles 6.8 us at 264 x 512, CUB 7.6. The general kernel (3 blocks of 512 per SM) with its
-// full wave of 396 stays the grid_sync plan.
+// 2^22 doubles 6.8 us at 264 x 512, CUB 7.6. The H200 agrees (graph probe run 11,
+// benchmark/results/h200-2026-11-22d-graph-probe.txt), 1, 2, 3 and 4 blocks of 512 per SM: 10^7
+// floats 7.43 / 7.27 / 13.14 / 7.47 us, CUB 8.08; 2^25 floats 33.5 / 32.3 / 39.9 / 32.5, CUB 33.1;
+// 2^24 doubles 33.6 / 32.5 / 40.1 / 32.7, CUB 33.6. Two per SM is half the room only while that
+// kernel fits four (32 registers; test_automatic.cu checks it for every shipped sum). The general
+// kernel (3 blocks of 512 per SM) with its full wave of 396 stays the grid_sync plan.
 constexpr int kAutomaticStreamingZeroedBlocksPerSM = 2;
 inline bool automatic_is_streaming(unsigned long long input_bytes, unsigned long long l2_bytes) {
   return input_bytes > kAutomaticClusterMaxBytes && l2_bytes > 0 &&

@@ -15,8 +15,9 @@ template <class Rung>
 struct RungDefaults {
   static constexpr int kLoadsPerThread = 1;       // elements per thread per tile or iteration
   static constexpr bool kUsesGlobalScratch = false;
-  // Whether the rung reads block partials only through its reader's operator() (so last_block
-  // may hand them over in flagged slots, pipeline/flagged_slots.cuh), not as a plain array.
+  // Whether the rung reads block partials only through its reader's operator(), each exactly
+  // once (so last_block may hand them over in flagged slots, whose reader clears each slot as it
+  // reads it: pipeline/flagged_slots.cuh), not as a plain array.
   static constexpr bool kReadsPartialsByIndex = true;
   // __launch_bounds__ occupancy floor, per operator.
   template <class Op>

@@ -20,7 +20,10 @@ __device__ __forceinline__ Accum warp_reduce_prefix(Accum value, int valid_lanes
 }
 
 // `valid` threads (a prefix of the block, at least one) hold values. Result on thread 0.
-// `warp_totals` is shared memory with room for one Accum per warp.
+// `warp_totals` is shared memory with room for one Accum per warp; warp 0 may still be reading it
+// on return, so a caller that reuses it must pass a __syncthreads first. Every caller that reduces
+// twice in one block already does: last_block's ticket barrier, grid_sync's grid barrier. A
+// trailing barrier here would make every block's last thread wait for warp 0 for nothing.
 template <class Accum, class Op>
 __device__ __forceinline__ Accum block_reduce_shuffle(Accum value, int valid, Op op,
                                                       Accum* warp_totals) {
@@ -37,7 +40,6 @@ __device__ __forceinline__ Accum block_reduce_shuffle(Accum value, int valid, Op
     if (lane < valid_warps) value = warp_totals[lane];
     value = warp_reduce_prefix(value, valid_warps, op);
   }
-  __syncthreads();  // warp_totals may be reused by the caller
   return value;
 }
 

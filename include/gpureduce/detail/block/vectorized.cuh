@@ -87,6 +87,14 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
   // order, with kVectorsInFlight loads issued before the first of them is used: whole batches
   // unguarded, then the ragged last batch (fewer vectors), also all in flight at once, since
   // one-at-a-time loads there cost a memory latency each, which is most of a small reduction.
+  //
+  // The ragged batch sits behind one branch taken when it is empty. Without that branch every
+  // thread ran its guarded code even with nothing left to load, and that alone cost 0.12-0.15 us
+  // per reduction in graphs at 2^18-2^22 floats on an H200, 5% of the time (graph probe runs
+  // 9-10, benchmark/results/h200-2026-11-22d-graph-probe.txt). Why so much for ~60 instructions
+  // that load nothing is not understood. One loop for all batches, guarded, was worse: ptxas
+  // interleaved each load with its fold, one memory latency per vector (3.38 us against 2.54 at
+  // 2^20 floats in the last_block kernel); with clamped unguarded loads instead, 2.66-2.68.
   template <class Index, class Fold>
   __device__ __forceinline__ static void fold_strided_vectors(const uint4* vectors, Index first,
                                                               Index stride, Index count,
@@ -99,13 +107,15 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
 #pragma unroll
       for (int k = 0; k < kVectorsInFlight; ++k) fold(raw[k]);
     }
-    uint4 raw[kVectorsInFlight];
+    if (v < count) {
+      uint4 raw[kVectorsInFlight];
 #pragma unroll
-    for (int k = 0; k < kVectorsInFlight; ++k)
-      if (v + k * stride < count) raw[k] = __ldg(vectors + v + k * stride);
+      for (int k = 0; k < kVectorsInFlight; ++k)
+        if (v + k * stride < count) raw[k] = __ldg(vectors + v + k * stride);
 #pragma unroll
-    for (int k = 0; k < kVectorsInFlight; ++k)
-      if (v + k * stride < count) fold(raw[k]);
+      for (int k = 0; k < kVectorsInFlight; ++k)
+        if (v + k * stride < count) fold(raw[k]);
+    }
   }
 
   template <int BLOCK, class Accum, class Reader, class Op>

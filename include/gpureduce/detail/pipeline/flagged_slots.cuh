@@ -69,14 +69,18 @@ __device__ __forceinline__ void publish_flagged(std::uint64_t* slots, unsigned i
 }
 
 // Reads partial i for the last block's fold (fold_partials), waiting for its flag: the same
-// values in the same order as PartialsReader would give, so the same bits.
+// values in the same order as PartialsReader would give, so the same bits. Then it clears the
+// slot, which re-arms it for the next call: a fold reads each partial exactly once (rung_base.cuh,
+// kReadsPartialsByIndex), so every slot the grid used ends zero, and the kernel boundary orders
+// these stores before the next call's. Clearing here, by the thread that read the slot, needs no
+// barrier; a separate pass after the fold needed one (graph probe run 9).
 template <class Accum>
 struct FlaggedPartialsReader {
   using value_type = Accum;
   static constexpr bool kContiguousInput = false;
-  const std::uint64_t* slots;
+  std::uint64_t* slots;
   __device__ __forceinline__ Accum operator()(std::int64_t i) const {
-    const std::uint64_t* slot = slots + i * kWordsPerSlot<Accum>;
+    std::uint64_t* slot = slots + i * kWordsPerSlot<Accum>;
     // Every word's load in flight before any is checked: one memory round trip per slot, not one
     // per word.
     std::uint64_t words[kWordsPerSlot<Accum>];
@@ -87,20 +91,12 @@ struct FlaggedPartialsReader {
     for (int j = 0; j < kWordsPerSlot<Accum>; ++j) {
       while ((words[j] & kSlotWritten) == 0) words[j] = load_word_relaxed(slot + j);
       halves[j] = std::uint32_t(words[j]);
+      slot[j] = 0;
     }
     Accum value;
     memcpy(&value, halves, sizeof(Accum));
     return value;
   }
 };
-
-// The last block, after its fold: every slot back to zero (the kernel boundary orders these
-// stores before the next call's).
-template <class Accum>
-__device__ __forceinline__ void rearm_flagged(std::uint64_t* slots, unsigned count) {
-  __syncthreads();  // every thread's reads of the slots are done
-  const unsigned words = count * unsigned(kWordsPerSlot<Accum>);
-  for (unsigned w = threadIdx.x; w < words; w += blockDim.x) slots[w] = 0;
-}
 
 }  // namespace gpureduce::detail

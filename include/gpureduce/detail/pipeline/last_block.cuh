@@ -65,9 +65,9 @@ __device__ __forceinline__ void last_block_epilogue(const KernelArgs<P>& args,
   if constexpr (kFlaggable<Accum> && Rung::kReadsPartialsByIndex) {
     if (args.flagged_slots != nullptr) {
       if (!publish_flagged_and_take_ticket(args, partial)) return;
+      // The reader clears each slot as it reads it: the slots are re-armed with the fold.
       const Accum total = fold_partials_from<Rung, BLOCK>(
           FlaggedPartialsReader<Accum>{args.flagged_slots}, args, gridDim.x, shared);
-      rearm_flagged<Accum>(args.flagged_slots, gridDim.x);
       write_result_and_rearm(args, total);
       return;
     }
