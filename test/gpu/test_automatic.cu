@@ -239,6 +239,8 @@ TEST(Automatic, ZeroedStreamingGridIsHalfTheShapedKernelsRoomFloat) { REQUIRE_GP
 TEST(Automatic, ZeroedStreamingGridIsHalfTheShapedKernelsRoomDouble) { REQUIRE_GPU(); check_zeroed_streaming_room<Case<double, double, Op::sum>>(); }
 TEST(Automatic, ZeroedStreamingGridIsHalfTheShapedKernelsRoomInt32) { REQUIRE_GPU(); check_zeroed_streaming_room<Case<std::int32_t, std::int32_t, Op::sum>>(); }
 TEST(Automatic, ZeroedStreamingGridIsHalfTheShapedKernelsRoomInt64) { REQUIRE_GPU(); check_zeroed_streaming_room<Case<std::int64_t, std::int64_t, Op::sum>>(); }
+TEST(Automatic, ZeroedStreamingGridIsHalfTheShapedKernelsRoomUint32) { REQUIRE_GPU(); check_zeroed_streaming_room<Case<std::uint32_t, std::uint32_t, Op::sum>>(); }
+TEST(Automatic, ZeroedStreamingGridIsHalfTheShapedKernelsRoomUint64) { REQUIRE_GPU(); check_zeroed_streaming_room<Case<std::uint64_t, std::uint64_t, Op::sum>>(); }
 TEST(Automatic, ZeroedStreamingGridIsHalfTheShapedKernelsRoomHalf) { REQUIRE_GPU(); check_zeroed_streaming_room<Case<__half, float, Op::sum>>(); }
 TEST(Automatic, ZeroedStreamingGridIsHalfTheShapedKernelsRoomBfloat16) { REQUIRE_GPU(); check_zeroed_streaming_room<Case<__nv_bfloat16, float, Op::sum>>(); }
 

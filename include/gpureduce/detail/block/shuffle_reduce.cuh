@@ -23,7 +23,7 @@ __device__ __forceinline__ Accum warp_reduce_prefix(Accum value, int valid_lanes
 // `warp_totals` is shared memory with room for one Accum per warp; warp 0 may still be reading it
 // on return, so a caller that reuses it must pass a __syncthreads first. Every caller that reduces
 // twice in one block already does: last_block's ticket barrier, grid_sync's grid barrier. A
-// trailing barrier here would make every block's last thread wait for warp 0 for nothing.
+// trailing barrier here would hold every warp until warp 0 has finished, for nothing.
 template <class Accum, class Op>
 __device__ __forceinline__ Accum block_reduce_shuffle(Accum value, int valid, Op op,
                                                       Accum* warp_totals) {

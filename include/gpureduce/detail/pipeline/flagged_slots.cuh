@@ -73,7 +73,7 @@ __device__ __forceinline__ void publish_flagged(std::uint64_t* slots, unsigned i
 // slot, which re-arms it for the next call: a fold reads each partial exactly once (rung_base.cuh,
 // kReadsPartialsByIndex), so every slot the grid used ends zero, and the kernel boundary orders
 // these stores before the next call's. Clearing here, by the thread that read the slot, needs no
-// barrier; a separate pass after the fold needed one (graph probe run 9).
+// barrier; the separate pass after the fold that this replaces needed one.
 template <class Accum>
 struct FlaggedPartialsReader {
   using value_type = Accum;
