@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <functional>
 #include <random>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -152,8 +153,18 @@ struct Sweep {
         std::size_t bytes = kTempBytes;
         return gpureduce::DeviceReduce::Sum<T, T>(temp, bytes, d_in, d_out, n, stream, options);
       };
-      gpureduce::LaunchPlan plan;
-      check(gpureduce::DeviceReduce::PlanSum<T, T>(plan, d_in, n, options), "plan");
+      gpureduce::LaunchPlan plan, captured;
+      check(gpureduce::DeviceReduce::PlanSum<T, T>(plan, d_in, n, options, stream), "plan");
+      // The plan inside a graph: automatic may choose differently while the stream is captured.
+      check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "begin capture");
+      const cudaError_t planned = gpureduce::DeviceReduce::PlanSum<T, T>(captured, d_in, n, options, stream);
+      cudaGraph_t empty = nullptr;
+      check(cudaStreamEndCapture(stream, &empty), "end capture");
+      if (empty) cudaGraphDestroy(empty);
+      check(planned, "plan while capturing");
+      std::string pipeline = gpureduce::to_string(plan.pipeline);
+      if (captured.pipeline != plan.pipeline)
+        pipeline += std::string("|graph:") + gpureduce::to_string(captured.pipeline);
       check(cudaMemset(d_out, 0x7f, 64), "poison output");
       check(call(), name);
       const T result = read_result();
@@ -163,7 +174,7 @@ struct Sweep {
       const double graph = graph_us_per_reduction(call);
       const Paired p = paired_us(call, cub, pairs);
       std::printf("%-26s %4dx%-4d %-10s graph %7.3f (%.2fx)  stream %7.2f vs CUB %7.2f paired %.3f %s\n",
-                  name, plan.grid_blocks, plan.block_threads, gpureduce::to_string(plan.pipeline), graph,
+                  name, plan.grid_blocks, plan.block_threads, pipeline.c_str(), graph,
                   graph / cub_graph, p.a_us, p.b_us, p.ratio, ok ? "" : "WRONG");
     };
     auto fixed = [](Pipeline pipeline, int grid, int threads) {
@@ -216,8 +227,9 @@ int main() {
   check(cudaEventCreate(&stop_event), "event");
   cudaDeviceProp prop;
   check(cudaGetDeviceProperties(&prop, 0), "device properties");
-  std::printf("%s, %d SMs, L2 %d MiB. Columns: grid x block, pipeline, graph us per reduction (ratio "
-              "to CUB's graph), paired per-call medians and the median per-pair ratio to CUB\n",
+  std::printf("%s, %d SMs, L2 %d MiB. Columns: grid x block, pipeline (|graph: the one launched "
+              "inside graphs where it differs), graph us per reduction (ratio to CUB's graph), paired "
+              "per-call medians and the median per-pair ratio to CUB\n",
               prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20);
   {
     Sweep<float> sweep("f32", 1LL << 26);

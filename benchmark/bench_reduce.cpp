@@ -240,13 +240,14 @@ bool matches_cub(out_t<In, Op> result, std::int64_t n, std::string& why) {
 
 // For a gpureduce contender: the plan the call uses, as counters and as the label's "plan: ..."
 // part; "" for CUB and Thrust. Asked at run time: the plan depends on the device (and on d_in's
-// alignment).
+// alignment), and on whether `stream` is being captured into a graph (the graph family asks
+// during its capture).
 template <class In, OpKind Op>
 std::string describe_plan(benchmark::State& st, const Contender& c, const In* d_in,
-                          std::int64_t n) {
+                          std::int64_t n, cudaStream_t stream = nullptr) {
   if (c.kind != Contender::gpureduce) return "";
   gpureduce::LaunchPlan plan;
-  BENCH_GPUREDUCE_CHECK((gpureduce_plan<In, Op>(plan, d_in, n, c.options)));
+  BENCH_GPUREDUCE_CHECK((gpureduce_plan<In, Op>(plan, d_in, n, c.options, stream)));
   add_plan_counters(st, plan);
   return plan_text(plan);
 }
@@ -325,14 +326,15 @@ void run_graph(benchmark::State& st, const Contender& c, std::int64_t n) {
   const In* d_in = input<In>();
   ContenderCall<In, Op> call(c, d_in, n);  // temp storage allocated once, before the capture
   std::vector<std::string> notes{
-      "per reduction, " + std::to_string(kCallsPerGraph) + " per graph",
-      describe_plan<In, Op>(st, c, d_in, n)};
+      "per reduction, " + std::to_string(kCallsPerGraph) + " per graph", ""};
   // The set-up ran on the legacy default stream (e.g. +zeroed's cudaMemset of the temp storage),
   // which a non-blocking stream does not wait for: finish it before the graph can run.
   BENCH_CUDA_CHECK(cudaDeviceSynchronize());
   CudaStream stream;
-  CapturedGraph graph(stream.get(), kCallsPerGraph,
-                      [&](cudaStream_t s) { call.enqueue(s); });
+  CapturedGraph graph(stream.get(), kCallsPerGraph, [&](cudaStream_t s) {
+    if (notes[1].empty()) notes[1] = describe_plan<In, Op>(st, c, d_in, n, s);  // as captured
+    call.enqueue(s);
+  });
 
   // Validate after one replay (the last of its calls wrote the output; floor has nothing to
   // validate), then warm up.

@@ -27,14 +27,14 @@ cudaError_t gpureduce_reduce(void* d_temp, std::size_t& temp_bytes, const In* d_
 
 template <class In, OpKind Op>
 cudaError_t gpureduce_plan(gpureduce::LaunchPlan& plan, const In* d_in, std::int64_t n,
-                           const gpureduce::Options& options) {
+                           const gpureduce::Options& options, cudaStream_t stream = nullptr) {
   using gpureduce::DeviceReduce;
   if constexpr (Op == OpKind::sum)
-    return DeviceReduce::PlanSum<In, out_t<In, Op>>(plan, d_in, n, options);
+    return DeviceReduce::PlanSum<In, out_t<In, Op>>(plan, d_in, n, options, stream);
   else if constexpr (Op == OpKind::min)
-    return DeviceReduce::PlanMin<In>(plan, d_in, n, options);
+    return DeviceReduce::PlanMin<In>(plan, d_in, n, options, stream);
   else
-    return DeviceReduce::PlanMax<In>(plan, d_in, n, options);
+    return DeviceReduce::PlanMax<In>(plan, d_in, n, options, stream);
 }
 
 // Calls f(std::integral_constant<OpKind, op>{}) so runtime choices reach the templates above.

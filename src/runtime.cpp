@@ -180,6 +180,14 @@ cudaError_t max_cluster_blocks(int device, const void* kernel, int block_threads
       });
 }
 
+cudaError_t stream_is_capturing(cudaStream_t stream, bool& capturing) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  const cudaError_t error = check(cudaStreamIsCapturing(stream, &status),
+                                  "gpureduce: asking whether the stream is being captured");
+  capturing = status == cudaStreamCaptureStatusActive;
+  return error;
+}
+
 cudaError_t kernel_ptx_version(int device, const void* kernel, int& version) {
   thread_local LastAnswer last;
   return cached_kernel_fact(ptx_version_cache, last, KernelKey{device, kernel, 0, 0}, version,

@@ -51,24 +51,24 @@ cudaError_t DeviceReduce::Max(void* d_temp_storage, std::size_t& temp_storage_by
 
 template <class In, class Out>
 cudaError_t DeviceReduce::PlanSum(LaunchPlan& plan, const In* d_in, std::int64_t num_items,
-                                  const Options& options) {
+                                  const Options& options, cudaStream_t stream) {
   return detail::reduce(nullptr, nullptr, d_in, static_cast<Out*>(nullptr), num_items,
-                        detail::sum_op_t<In, Out>{}, Out{}, true, nullptr, options, &plan);
+                        detail::sum_op_t<In, Out>{}, Out{}, true, stream, options, &plan);
 }
 
 template <class T>
 cudaError_t DeviceReduce::PlanMin(LaunchPlan& plan, const T* d_in, std::int64_t num_items,
-                                  const Options& options) {
+                                  const Options& options, cudaStream_t stream) {
   return detail::reduce(nullptr, nullptr, d_in, static_cast<T*>(nullptr), num_items,
-                        detail::MinOp{}, detail::value_traits<T>::max(), false, nullptr, options,
+                        detail::MinOp{}, detail::value_traits<T>::max(), false, stream, options,
                         &plan);
 }
 
 template <class T>
 cudaError_t DeviceReduce::PlanMax(LaunchPlan& plan, const T* d_in, std::int64_t num_items,
-                                  const Options& options) {
+                                  const Options& options, cudaStream_t stream) {
   return detail::reduce(nullptr, nullptr, d_in, static_cast<T*>(nullptr), num_items,
-                        detail::MaxOp{}, detail::value_traits<T>::lowest(), false, nullptr, options,
+                        detail::MaxOp{}, detail::value_traits<T>::lowest(), false, stream, options,
                         &plan);
 }
 

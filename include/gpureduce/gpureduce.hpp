@@ -60,9 +60,9 @@ struct Options {
   // cudaMemsetAsync, so uninitialised temp storage works, as in CUB). Set this to promise that the
   // storage is already zero: zero-fill it once after allocating it and use it only for gpureduce
   // calls since (of any pipeline, type or size); every launch leaves that state at zero. Then the
-  // call is a single kernel launch. Pipeline::automatic never needs the memset (one block, cluster
-  // or grid_sync); given this promise it uses last_block above one block, the fastest of them
-  // (detail/policy.hpp).
+  // call is a single kernel launch. Pipeline::automatic never needs the memset (one block, cluster,
+  // grid_sync or, inside a stream capture, two_kernel); given this promise it uses last_block
+  // above one block, the fastest of them (detail/policy.hpp).
   bool temp_storage_zeroed = false;
   PointerCheck pointer_check = PointerCheck::build_default;
 };
@@ -98,17 +98,19 @@ struct DeviceReduce {
                          T* d_out, std::int64_t num_items, cudaStream_t stream = nullptr,
                          const Options& options = {});
 
-  // What Sum/Min/Max would launch for these arguments on the current device; launches nothing.
-  // `d_in` only matters for its alignment (vectorized loads); it is not read.
+  // What Sum/Min/Max would launch for these arguments on the current device, enqueued on
+  // `stream` now; launches nothing. `d_in` only matters for its alignment (vectorized loads); it
+  // is not read. The stream matters only to `automatic` without temp_storage_zeroed: while it is
+  // being captured into a CUDA graph, plans that would be grid_sync are two_kernel instead.
   template <class In, class Out>
   static cudaError_t PlanSum(LaunchPlan& plan, const In* d_in, std::int64_t num_items,
-                             const Options& options = {});
+                             const Options& options = {}, cudaStream_t stream = nullptr);
   template <class T>
   static cudaError_t PlanMin(LaunchPlan& plan, const T* d_in, std::int64_t num_items,
-                             const Options& options = {});
+                             const Options& options = {}, cudaStream_t stream = nullptr);
   template <class T>
   static cudaError_t PlanMax(LaunchPlan& plan, const T* d_in, std::int64_t num_items,
-                             const Options& options = {});
+                             const Options& options = {}, cudaStream_t stream = nullptr);
 };
 
 const char* to_string(Strategy strategy);

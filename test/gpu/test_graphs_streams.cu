@@ -54,6 +54,91 @@ TEST(Graphs, EachPipelineReplaysWithChangingInput) {
   CUDA_OK(cudaStreamDestroy(stream));
 }
 
+// Inside a stream capture, `automatic` (default Options) launches two_kernel where it would launch
+// grid_sync (policy.hpp: a cooperative launch costs more in a graph than a second launch), with
+// the same grid and block, so the same temp storage size and the same floating-point order: the
+// captured graph's answer must have the uncaptured call's bits, on random floats whose sums round.
+// So that "same bits" can fail, half the grid must give other bits somewhere.
+TEST(Graphs, AutomaticInsideCaptureKeepsGridAndBits) {
+  REQUIRE_GPU();
+  int device = 0, l2 = 0, cooperative = 0;
+  CUDA_OK(cudaGetDevice(&device));
+  CUDA_OK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+  CUDA_OK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
+  cudaStream_t stream;
+  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  int switched = 0, other_grid_differs = 0;
+  for (std::int64_t n : {std::int64_t(1000), std::int64_t(1) << 16, std::int64_t(1) << 20,
+                         (std::int64_t(1) << 22) + 3, std::int64_t(l2) / 2 / 4 + 5}) {
+    const std::uint64_t seed = fresh_seed();
+    DeviceBuffer<float> in{std::size_t(n)}, out{1};
+    CUDA_OK(fill_random(in.get(), n, seed, Fill::random));
+    SCOPED_TRACE("n " + std::to_string(n) + " seed " + std::to_string(seed));
+    LaunchPlan outside, inside;
+    const cudaError_t planned_outside = DeviceReduce::PlanSum<float, float>(outside, in.get(), n, Options{}, stream);
+    ASSERT_EQ(planned_outside, cudaSuccess) << last_error_message();
+    std::size_t bytes = 0;
+    ASSERT_EQ(DeviceReduce::Sum(nullptr, bytes, in.get(), out.get(), n, stream), cudaSuccess);
+    DeviceBuffer<unsigned char> temp(bytes);
+    CUDA_OK(cudaMemset(out.get(), kPoisonByte, sizeof(float)));
+    CUDA_OK(cudaDeviceSynchronize());
+    ASSERT_EQ(DeviceReduce::Sum(temp.get(), bytes, in.get(), out.get(), n, stream), cudaSuccess);
+    CUDA_OK(cudaStreamSynchronize(stream));
+    const float uncaptured = copy_to_host(out.get());
+
+    cudaGraph_t graph;
+    CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    const cudaError_t planned = DeviceReduce::PlanSum<float, float>(inside, in.get(), n, Options{}, stream);
+    const cudaError_t captured = DeviceReduce::Sum(temp.get(), bytes, in.get(), out.get(), n, stream);
+    CUDA_OK(cudaStreamEndCapture(stream, &graph));
+    ASSERT_EQ(planned, cudaSuccess) << last_error_message();
+    ASSERT_EQ(captured, cudaSuccess) << last_error_message();
+    if (outside.pipeline == Pipeline::grid_sync) {
+      EXPECT_EQ(inside.pipeline, Pipeline::two_kernel);
+      ++switched;
+    } else {
+      EXPECT_EQ(inside.pipeline, outside.pipeline);
+    }
+    EXPECT_EQ(inside.grid_blocks, outside.grid_blocks);
+    EXPECT_EQ(inside.block_threads, outside.block_threads);
+    EXPECT_EQ(inside.temp_storage_bytes, outside.temp_storage_bytes);
+    std::size_t nodes = 0;
+    CUDA_OK(cudaGraphGetNodes(graph, nullptr, &nodes));
+    std::vector<cudaGraphNode_t> list(nodes);
+    CUDA_OK(cudaGraphGetNodes(graph, list.data(), &nodes));
+    int kernels = 0;
+    for (cudaGraphNode_t node : list) {
+      cudaGraphNodeType type;
+      CUDA_OK(cudaGraphNodeGetType(node, &type));
+      kernels += type == cudaGraphNodeTypeKernel;
+    }
+    EXPECT_EQ(kernels, inside.launches) << "the graph holds what the plan says, and no memset";
+    EXPECT_EQ(int(nodes), inside.launches);
+
+    cudaGraphExec_t exec;
+    CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+    CUDA_OK(cudaMemsetAsync(out.get(), kPoisonByte, sizeof(float), stream));
+    CUDA_OK(cudaGraphLaunch(exec, stream));
+    CUDA_OK(cudaStreamSynchronize(stream));
+    const float from_graph = copy_to_host(out.get());
+    EXPECT_TRUE(same_bits(from_graph, uncaptured)) << show(from_graph) << " vs " << show(uncaptured);
+    CUDA_OK(cudaGraphExecDestroy(exec));
+    CUDA_OK(cudaGraphDestroy(graph));
+
+    if (outside.grid_blocks > 1) {
+      const Options half{Strategy::vectorized, outside.pipeline, outside.block_threads,
+                         outside.grid_blocks / 2};
+      float other = 0;
+      using FloatSum = Case<float, float, Op::sum>;
+      ASSERT_TRUE(run_gpureduce<FloatSum>(in.get(), n, half, other, stream));
+      other_grid_differs += !same_bits(other, uncaptured);
+    }
+  }
+  if (cooperative) EXPECT_GT(switched, 0) << "no size planned grid_sync: nothing was tested";
+  EXPECT_GT(other_grid_differs, 0) << "no size's bits depend on the grid: same bits would prove nothing";
+  CUDA_OK(cudaStreamDestroy(stream));
+}
+
 TEST(Streams, TwoStreamsWithSeparateTempStorage) {
   REQUIRE_GPU();
   constexpr int kStreams = 2;

@@ -359,6 +359,14 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
     }
   }
   if (options.pipeline == Pipeline::automatic) {
+    // Inside a stream capture the cooperative launch costs more than a second launch (policy.hpp).
+    // Only for automatic's own strategy, whose grid is one wave either way: the plan keeps its
+    // grid, and so its bits and its temp storage size, captured or not.
+    bool capturing = false;
+    if (automatic_strategy && !options.temp_storage_zeroed) {
+      error = stream_is_capturing(stream, capturing);
+      if (error != cudaSuccess) return error;
+    }
     const char* why = streaming ? rationale::kStreamingFallback : rationale::kFallback;
     resolved.pipeline = kAutomaticPipelineFallback;
     if (options.temp_storage_zeroed) {
@@ -368,6 +376,9 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
                input_bytes <= kAutomaticClusterMaxBytes) {
       resolved.pipeline = kAutomaticPipelineSmall;
       why = rationale::kCluster;
+    } else if (capturing) {
+      resolved.pipeline = kAutomaticPipelineCaptured;
+      why = streaming ? rationale::kStreamingCaptured : rationale::kCaptured;
     } else if (facts.cooperative_launch) {
       resolved.pipeline = kAutomaticPipelineCooperative;
       why = streaming ? rationale::kStreamingGridSync : rationale::kGridSync;

@@ -126,6 +126,15 @@ inline bool automatic_is_streaming(unsigned long long input_bytes, unsigned long
          input_bytes >= l2_bytes / kAutomaticStreamingL2Divisor;
 }
 constexpr Pipeline kAutomaticPipelineCooperative = Pipeline::grid_sync;
+// ...except while the stream is being captured into a CUDA graph: then two_kernel, same rung,
+// grid and block (so the same bits: both fold the partials in index order). Inside a graph the
+// cooperative launch costs more than the second launch it saves, and two_kernel needs no counter,
+// so no memset either. H200, graph probe run 13 (benchmark/results/
+// h200-2026-11-22d-graph-probe.txt), per reduction in a 100-reduction graph, two_kernel / grid_sync
+// / CUB: 2^18 floats 2.05 / 2.54 / 2.51 us; 2^20 ints 2.69 / 3.05 / 2.80; 2^18 doubles 2.65 /
+// 3.04 / 2.93; 2^22 doubles 6.55 / 6.90 / 6.81; 2^24 floats 17.7 / 18.1 / 17.8. Per call, outside
+// graphs, grid_sync stays: there the second launch is what costs (CUB pays it).
+constexpr Pipeline kAutomaticPipelineCaptured = Pipeline::two_kernel;
 constexpr Pipeline kAutomaticPipelineFallback = Pipeline::last_block;
 
 namespace rationale {
@@ -145,6 +154,14 @@ inline constexpr const char* kZeroed =
 inline constexpr const char* kFallback =
     "automatic: grid = ceil(sqrt(bytes / 256 B)) capped at one wave; last_block with a counter "
     "memset because the device cannot launch cooperatively";
+inline constexpr const char* kCaptured =
+    "automatic: grid = ceil(sqrt(bytes / 256 B)) capped at one wave; two_kernel because the "
+    "stream is being captured into a CUDA graph (a cooperative launch costs more there than a "
+    "second PDL launch; no counter, no memset)";
+inline constexpr const char* kStreamingCaptured =
+    "automatic: input >= half the L2 (memory-bound): one wave of 512-thread blocks; two_kernel "
+    "because the stream is being captured into a CUDA graph (a cooperative launch costs more "
+    "there than a second PDL launch; no counter, no memset)";
 inline constexpr const char* kStreamingGridSync =
     "automatic: input >= half the L2 (memory-bound): one wave of 512-thread blocks; grid_sync "
     "because the device launches cooperatively (no counter, no memset)";

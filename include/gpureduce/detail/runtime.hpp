@@ -37,6 +37,10 @@ cudaError_t resident_blocks_per_sm(int device, const void* kernel, int block_thr
 cudaError_t max_cluster_blocks(int device, const void* kernel, int block_threads,
                                std::size_t dynamic_shared_bytes, int& blocks);
 
+// Whether work enqueued on `stream` now is being captured into a CUDA graph (cudaStreamIsCapturing;
+// not cached: capture begins and ends at any time).
+cudaError_t stream_is_capturing(cudaStream_t stream, bool& capturing);
+
 // The virtual architecture the kernel's code was compiled for, as major * 10 + minor (90 for
 // compute_90), cached per (device, kernel). PDL is only safe on kernels built for 90 or newer:
 // older PTX, JIT-compiled for an sm_90 device, lacks the griddepcontrol.wait of launch.cuh.

@@ -22,16 +22,16 @@
   EXTERN template cudaError_t gpureduce::DeviceReduce::Sum<In, Out>(                       \
       void*, std::size_t&, const In*, Out*, std::int64_t, cudaStream_t, const gpureduce::Options&);   \
   EXTERN template cudaError_t gpureduce::DeviceReduce::PlanSum<In, Out>(                   \
-      gpureduce::LaunchPlan&, const In*, std::int64_t, const gpureduce::Options&);
+      gpureduce::LaunchPlan&, const In*, std::int64_t, const gpureduce::Options&, cudaStream_t);
 #define GPUREDUCE_DECLARE_MINMAX(T, EXTERN)                                                 \
   EXTERN template cudaError_t gpureduce::DeviceReduce::Min<T>(                             \
       void*, std::size_t&, const T*, T*, std::int64_t, cudaStream_t, const gpureduce::Options&);      \
   EXTERN template cudaError_t gpureduce::DeviceReduce::Max<T>(                             \
       void*, std::size_t&, const T*, T*, std::int64_t, cudaStream_t, const gpureduce::Options&);      \
   EXTERN template cudaError_t gpureduce::DeviceReduce::PlanMin<T>(                         \
-      gpureduce::LaunchPlan&, const T*, std::int64_t, const gpureduce::Options&);                                \
+      gpureduce::LaunchPlan&, const T*, std::int64_t, const gpureduce::Options&, cudaStream_t); \
   EXTERN template cudaError_t gpureduce::DeviceReduce::PlanMax<T>(                         \
-      gpureduce::LaunchPlan&, const T*, std::int64_t, const gpureduce::Options&);
+      gpureduce::LaunchPlan&, const T*, std::int64_t, const gpureduce::Options&, cudaStream_t);
 
 #ifndef GPUREDUCE_BUILDING_LIBRARY
 #define GPUREDUCE_EXTERN_SUM(In, Out) GPUREDUCE_DECLARE_SUM(In, Out, extern)
