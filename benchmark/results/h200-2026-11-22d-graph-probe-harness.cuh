@@ -5,6 +5,8 @@
 // Build a probe from the repository root: nvcc -std=c++17 -O3 -arch=sm_90 -Iinclude
 //   -Ibenchmark/results -I<build dir> -o probe benchmark/results/h200-2026-11-22d-graph-probe-N.cu
 //   [<build dir>/libgpureduce.a for probes 9 and 13, which call the library's API]
+// Probes that build KernelArgs themselves (9-12) need the headers they ran with (928ea2b or older):
+// KernelArgs lost its four temp-storage pointers after them (pipeline/problem.cuh).
 #pragma once
 #include <cub/cub.cuh>
 #include <cuda/atomic>
