@@ -361,9 +361,16 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
   if (options.pipeline == Pipeline::automatic) {
     // Inside a stream capture the cooperative launch costs more than a second launch (policy.hpp).
     // Only for automatic's own strategy, whose grid is one wave either way: the plan keeps its
-    // grid, and so its bits and its temp storage size, captured or not.
+    // grid, and so its bits and its temp storage size, captured or not. Asked only where the
+    // answer can change the launch (above one block and the cluster range): the query is 0.055 us
+    // of host time before the launch, ~1% of a 4K-item call (H200, probe run 14,
+    // benchmark/results/h200-2026-11-22g-probe.txt).
+    const bool cluster_range = facts.thread_block_clusters &&
+                               input_bytes > kAutomaticSingleBlockBytes &&
+                               input_bytes <= kAutomaticClusterMaxBytes;
     bool capturing = false;
-    if (automatic_strategy && !options.temp_storage_zeroed) {
+    if (automatic_strategy && !options.temp_storage_zeroed && !cluster_range &&
+        rationale != rationale::kSingleBlock) {
       error = stream_is_capturing(stream, capturing);
       if (error != cudaSuccess) return error;
     }
@@ -372,8 +379,7 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
     if (options.temp_storage_zeroed) {
       resolved.pipeline = kAutomaticPipelineZeroed;
       why = streaming ? rationale::kStreamingZeroed : rationale::kZeroed;
-    } else if (facts.thread_block_clusters && input_bytes > kAutomaticSingleBlockBytes &&
-               input_bytes <= kAutomaticClusterMaxBytes) {
+    } else if (cluster_range) {
       resolved.pipeline = kAutomaticPipelineSmall;
       why = rationale::kCluster;
     } else if (capturing) {
