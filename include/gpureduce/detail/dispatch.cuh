@@ -20,36 +20,19 @@
 #include "block/vectorized.cuh"
 #include "block/warp_shuffle.cuh"
 #include "kernels.cuh"
+#include "ops.cuh"
 #include "pipeline/atomic_combine.cuh"
 #include "policy.hpp"
 #include "runtime.hpp"
 
 namespace gpureduce::detail {
 
-// Temp storage: [control block][flagged slots][partials][scratch], each 256-byte aligned (as CUB
-// lays it out). The flagged-slot region has the same size and place in every layout, whatever the
-// type, grid or pipeline: only last_block writes it, and leaves it zero (flagged_slots.cuh), so
-// storage zeroed once stays valid across calls of any kind.
-inline constexpr std::size_t kTempAlignment = 256;
-constexpr std::size_t align_up(std::size_t bytes) {
-  return (bytes + kTempAlignment - 1) / kTempAlignment * kTempAlignment;
-}
-struct TempLayout {
-  std::size_t flagged_slots_offset = 0;
-  std::size_t partials_offset = 0;
-  std::size_t scratch_offset = 0;
-  std::size_t total = 0;
-};
-inline TempLayout temp_layout(std::int64_t grid, int block_threads, std::size_t accum_size,
-                              bool needs_scratch) {
-  TempLayout layout;
-  layout.flagged_slots_offset = align_up(sizeof(ControlBlock));
-  layout.partials_offset = layout.flagged_slots_offset + align_up(kFlaggedRegionBytes);
-  layout.scratch_offset = layout.partials_offset + align_up(std::size_t(grid) * accum_size);
-  layout.total = layout.scratch_offset +
-                 (needs_scratch ? align_up(std::size_t(grid) * block_threads * accum_size) : 0);
-  return layout;
-}
+// The kernels' parameter stays at 40 / 48 bytes (problem.cuh says what that was measured to buy).
+static_assert(sizeof(KernelArgs<Problem<float, float, float, sum_op_t<float, float>, float>>) == 40,
+              "KernelArgs grew (problem.cuh: why it is kept small)");
+static_assert(
+    sizeof(KernelArgs<Problem<double, double, double, sum_op_t<double, double>, double>>) == 48,
+    "KernelArgs grew (problem.cuh: why it is kept small)");
 
 // Block sizes the compile-time-block rungs (complete_unroll, multi_element) are built for.
 using TemplateBlockSizes = std::integer_sequence<int, 32, 64, 128, 256, 512, 1024>;
@@ -166,8 +149,13 @@ cudaError_t run_rung(const Request<P>& r) {
   };
   const std::int64_t grid = clamp_grid(useful_blocks);
   const std::int64_t sizing_grid = clamp_grid(useful_blocks_any_alignment);
-  const TempLayout layout =
-      temp_layout(sizing_grid, block_threads, sizeof(Accum), Rung::kUsesGlobalScratch);
+  // Kernels find the scratch from gridDim (temp_layout.cuh): a rung with scratch must launch the
+  // grid that sized the storage (true of every such rung: their grid ignores d_in's alignment).
+  if (Rung::kUsesGlobalScratch && grid != sizing_grid)
+    return fail(cudaErrorInvalidValue,
+                "gpureduce: internal error: a scratch rung's grid depends on d_in");
+  const std::size_t temp_bytes =
+      temp_storage_total(sizing_grid, block_threads, sizeof(Accum), Rung::kUsesGlobalScratch);
   const bool uses_counter =
       (pipeline == Pipeline::last_block || pipeline == Pipeline::atomic) && grid > 1;
   const bool flagged = pipeline == Pipeline::last_block && grid > 1 &&
@@ -186,37 +174,26 @@ cudaError_t run_rung(const Request<P>& r) {
     r.plan->grid_blocks = int(grid);
     r.plan->items_per_thread = items_per_thread;
     r.plan->launches = 1 + int(zero_counter) + int(second_kernel);
-    r.plan->temp_storage_bytes = layout.total;
+    r.plan->temp_storage_bytes = temp_bytes;
     r.plan->rationale = r.rationale;
     return cudaSuccess;
   }
   if (r.d_temp_storage == nullptr) {
-    *r.temp_storage_bytes = layout.total;
+    *r.temp_storage_bytes = temp_bytes;
     return cudaSuccess;
   }
-  if (*r.temp_storage_bytes < layout.total)
+  if (*r.temp_storage_bytes < temp_bytes)
     return fail(cudaErrorInvalidValue,
                 "gpureduce: temp_storage_bytes is smaller than this call needs (query it with "
                 "d_temp_storage == nullptr and the same num_items and options)");
 
   auto* base = static_cast<unsigned char*>(r.d_temp_storage);
-  KernelArgs<P> args{r.d_in,
-                     r.d_out,
-                     n,
-                     r.op,
-                     r.init,
-                     r.fold_init,
-                     pipeline,
-                     reinterpret_cast<Accum*>(base + layout.partials_offset),
-                     Rung::kUsesGlobalScratch ? reinterpret_cast<Accum*>(base + layout.scratch_offset)
-                                              : nullptr,
-                     reinterpret_cast<ControlBlock*>(base),
-                     flagged ? reinterpret_cast<std::uint64_t*>(base + layout.flagged_slots_offset)
-                             : nullptr};
+  const KernelArgs<P> args{r.d_in,      r.d_out, n, base, r.init, r.op, r.fold_init,
+                           std::uint8_t(pipeline), flagged};
   if (zero_counter) {
     // The counter, and the slots this grid uses when they carry the partials.
     const std::size_t slot_bytes = std::size_t(kWordsPerSlot<Accum>) * sizeof(std::uint64_t);
-    const std::size_t bytes = flagged ? layout.flagged_slots_offset + std::size_t(grid) * slot_bytes
+    const std::size_t bytes = flagged ? kFlaggedSlotsOffset + std::size_t(grid) * slot_bytes
                                       : sizeof(ControlBlock);
     error = check(cudaMemsetAsync(base, 0, bytes, r.stream),
                   "gpureduce: zeroing the ticket counter");

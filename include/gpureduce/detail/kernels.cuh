@@ -58,13 +58,15 @@ __global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>, kMinBlocksFor<Rung, P>)
   wait_for_previous_kernel_then_release_next();
   if (finished_empty_input(args)) return;
   Accum* shared = dynamic_shared<P>();
-  Accum* block_scratch = args.scratch ? args.scratch + std::int64_t(blockIdx.x) * blockDim.x : nullptr;
+  Accum* block_scratch = Rung::kUsesGlobalScratch
+                             ? args.scratch(gridDim.x) + std::int64_t(blockIdx.x) * blockDim.x
+                             : nullptr;
   const Accum partial = Rung::template reduce<BLOCK, Accum>(
       InputReader<typename P::In, Accum>{args.d_in}, args.num_items, std::int64_t(blockIdx.x),
       std::int64_t(gridDim.x), args.op, shared, block_scratch);
   if (finished_one_block(args, partial)) return;
   // The epilogues below run only with two or more blocks.
-  switch (args.pipeline) {
+  switch (args.pipeline_kind()) {
     case Pipeline::last_block: last_block_epilogue<Rung, BLOCK>(args, partial, shared); break;
     case Pipeline::atomic: atomic_epilogue(args, partial); break;
     case Pipeline::grid_sync: grid_sync_epilogue<Rung, BLOCK>(args, partial, shared); break;
@@ -83,9 +85,12 @@ __global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>, kMinBlocksFor<Rung, P>)
 // reduce_input_kernel with one block 1.19 us, CUB's single-tile kernel 1.24 us; per call between
 // events, the minimal kernel 0.93x CUB and reduce_input_kernel 1.02x. reduce_one_block_kernel
 // below (304 SASS instructions for float sums, against 1000): 1.10 us in a graph, 1.01x CUB per
-// call (benchmark/results/h200-2026-11-22-automatic-sweep.txt). What still separates it from the
-// minimal kernel per call (~0.4 us) is mostly not its GPU time (0.1-0.2 us in a graph), and is
-// not understood yet.
+// call (benchmark/results/h200-2026-11-22-automatic-sweep.txt). Per call, the library's host
+// work before the launch is most of what remains (H200, probe run 14,
+// benchmark/results/h200-2026-11-22g-probe.txt): launched directly this kernel ran 0.96-0.98x CUB
+// at 4096 floats, through the library 1.01-1.03x; the extra host time was cudaGetDevice
+// (0.037 us), the capture query (0.055 us; now asked only where it can change the launch) and
+// ~0.03 us of dispatch. With that and the smaller KernelArgs (problem.cuh): 0.99-1.00x (run 15).
 enum class ShapeKernel { none, one_block, cluster, last_block };
 
 template <class Rung, int BLOCK, class P>

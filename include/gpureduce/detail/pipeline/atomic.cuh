@@ -18,15 +18,15 @@ __device__ __forceinline__ void atomic_epilogue(const KernelArgs<P>& args,
   if constexpr (Combiner::supported) {
     __shared__ bool is_last_block;
     if (threadIdx.x == 0) {
-      Combiner::combine(&args.control->atomic_accumulator, partial);
+      Combiner::combine(&args.control()->atomic_accumulator, partial);
       // The release orders the combine before the ticket; the last holder's acquire sees them all.
-      is_last_block = take_ticket(&args.control->ticket) == gridDim.x - 1;
+      is_last_block = take_ticket(&args.control()->ticket) == gridDim.x - 1;
     }
     __syncthreads();
     if (is_last_block && threadIdx.x == 0) {
-      write_result(args, Combiner::read(&args.control->atomic_accumulator));
-      args.control->atomic_accumulator = 0;  // re-armed
-      args.control->ticket = 0;
+      write_result(args, Combiner::read(&args.control()->atomic_accumulator));
+      args.control()->atomic_accumulator = 0;  // re-armed
+      args.control()->ticket = 0;
     }
   }
 }

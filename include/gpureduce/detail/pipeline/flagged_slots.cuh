@@ -17,7 +17,7 @@
 // has work left to do, so the spin cannot deadlock, co-resident or not). Each 64-bit word is one
 // single-copy-atomic store, so a set flag means that word's payload is there too.
 //
-// The slots live in a region of temp storage of their own (dispatch.cuh: kFlaggedSlotCapacity
+// The slots live in a region of temp storage of their own (temp_layout.cuh: kFlaggedSlotCapacity
 // slots at a fixed offset, in every layout), which only this path writes, and the last block
 // leaves it all zero again, as it does the ticket: so it is zero before every call, after the
 // caller zeroed the storage once (Options::temp_storage_zeroed) or the per-call memset did.
@@ -28,15 +28,9 @@
 #include <type_traits>
 
 #include "problem.cuh"
+#include "temp_layout.cuh"
 
 namespace gpureduce::detail {
-
-// The most partials the slot region holds, and the bytes of one slot: room for an 8-byte
-// accumulator, as two 32-bit halves each with its flag. Grids above the capacity, wider
-// accumulators and cub_block (which reads partials as a plain array) use the classic path.
-inline constexpr int kFlaggedSlotCapacity = 2048;
-inline constexpr std::size_t kFlaggedSlotBytes = 16;
-inline constexpr std::size_t kFlaggedRegionBytes = kFlaggedSlotCapacity * kFlaggedSlotBytes;
 
 template <class Accum>
 inline constexpr bool kFlaggable = std::is_trivially_copyable_v<Accum> &&

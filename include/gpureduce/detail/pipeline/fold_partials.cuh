@@ -18,14 +18,17 @@ __device__ __forceinline__ typename P::Accum fold_partials_from(Reader read,
                                                                 std::int64_t count,
                                                                 typename P::Accum* shared) {
   using Accum = typename P::Accum;
-  return Rung::template reduce<BLOCK, Accum>(read, count, 0, 1, args.op, shared, args.scratch);
+  // The global_memory rung folds through block 0's scratch; `count` is the first pass's grid, which
+  // sized the storage (also in two_kernel's one-block second kernel, where gridDim.x is 1).
+  Accum* scratch = Rung::kUsesGlobalScratch ? args.scratch(count) : nullptr;
+  return Rung::template reduce<BLOCK, Accum>(read, count, 0, 1, args.op, shared, scratch);
 }
 
 template <class Rung, int BLOCK, class P>
 __device__ __forceinline__ typename P::Accum fold_partials(const KernelArgs<P>& args,
                                                            std::int64_t count,
                                                            typename P::Accum* shared) {
-  return fold_partials_from<Rung, BLOCK>(PartialsReader<typename P::Accum>{args.partials}, args,
+  return fold_partials_from<Rung, BLOCK>(PartialsReader<typename P::Accum>{args.partials()}, args,
                                          count, shared);
 }
 

@@ -20,7 +20,7 @@ __device__ __forceinline__ void grid_sync_epilogue(const KernelArgs<P>& args,
                                                    const typename P::Accum& partial,
                                                    typename P::Accum* shared) {
   using Accum = typename P::Accum;
-  if (threadIdx.x == 0) args.partials[blockIdx.x] = partial;
+  if (threadIdx.x == 0) args.partials()[blockIdx.x] = partial;
   // The barrier orders the partials' stores before block 0's loads (it fences at device scope),
   // and, like __syncthreads, ends with the whole block past it, so `shared` is free for reuse.
   cooperative_groups::this_grid().sync();

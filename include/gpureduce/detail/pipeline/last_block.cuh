@@ -26,8 +26,8 @@ __device__ __forceinline__ bool publish_partial_and_take_ticket(const KernelArgs
                                                                 const typename P::Accum& partial) {
   __shared__ bool is_last_block;
   if (threadIdx.x == 0) {
-    args.partials[blockIdx.x] = partial;
-    is_last_block = take_ticket(&args.control->ticket) == gridDim.x - 1;  // release + acquire
+    args.partials()[blockIdx.x] = partial;
+    is_last_block = take_ticket(&args.control()->ticket) == gridDim.x - 1;  // release + acquire
   }
   __syncthreads();  // thread 0's acquire now covers the whole block
   return is_last_block;
@@ -39,8 +39,8 @@ __device__ __forceinline__ bool publish_flagged_and_take_ticket(const KernelArgs
                                                                 const typename P::Accum& partial) {
   __shared__ bool is_last_block;
   if (threadIdx.x == 0) {
-    publish_flagged(args.flagged_slots, blockIdx.x, partial);
-    ::cuda::atomic_ref<unsigned int, ::cuda::thread_scope_device> ticket(args.control->ticket);
+    publish_flagged(args.flagged_slots(), blockIdx.x, partial);
+    ::cuda::atomic_ref<unsigned int, ::cuda::thread_scope_device> ticket(args.control()->ticket);
     is_last_block = ticket.fetch_add(1u, ::cuda::memory_order_relaxed) == gridDim.x - 1;
   }
   __syncthreads();
@@ -54,7 +54,7 @@ __device__ __forceinline__ void write_result_and_rearm(const KernelArgs<P>& args
                                                        const typename P::Accum& total) {
   if (threadIdx.x != 0) return;
   write_result(args, total);
-  args.control->ticket = 0;
+  args.control()->ticket = 0;
 }
 
 template <class Rung, int BLOCK, class P>
@@ -63,11 +63,11 @@ __device__ __forceinline__ void last_block_epilogue(const KernelArgs<P>& args,
                                                     typename P::Accum* shared) {
   using Accum = typename P::Accum;
   if constexpr (kFlaggable<Accum> && Rung::kReadsPartialsByIndex) {
-    if (args.flagged_slots != nullptr) {
+    if (args.flagged) {
       if (!publish_flagged_and_take_ticket(args, partial)) return;
       // The reader clears each slot as it reads it: the slots are re-armed with the fold.
       const Accum total = fold_partials_from<Rung, BLOCK>(
-          FlaggedPartialsReader<Accum>{args.flagged_slots}, args, gridDim.x, shared);
+          FlaggedPartialsReader<Accum>{args.flagged_slots()}, args, gridDim.x, shared);
       write_result_and_rearm(args, total);
       return;
     }

@@ -1,10 +1,11 @@
-// What every kernel of every pipeline is given: the problem's types and pointers, and where in
-// temp storage the partials, the scratch buffer and the control block live.
+// What every kernel of every pipeline is given: the problem's types, its pointers and its temp
+// storage (whose layout is temp_layout.cuh).
 #pragma once
 
 #include <cstdint>
 
 #include "../../gpureduce.hpp"
+#include "temp_layout.cuh"
 
 namespace gpureduce::detail {
 
@@ -18,27 +19,41 @@ struct Problem {
   using Init = Init_;
 };
 
-// Lives at the start of temp storage. All-zero bytes is the "armed" state: the memset of the
-// default path writes it, and every launch that uses it leaves it so.
-struct ControlBlock {
-  unsigned int ticket;                     // blocks finished so far (last_block, atomic)
-  unsigned int padding;
-  unsigned long long atomic_accumulator;   // atomic pipeline: encoded running result
-};
-
+// The kernels' one parameter, kept small: the pieces of temp storage are found from its base
+// (temp_layout.cuh) rather than passed as four pointers, and the flags take a byte each, so it is
+// 40 bytes for 4-byte inits and 48 for 8-byte ones (it was 72 and 80). Measured with it (H200,
+// probe run 15, benchmark/results/h200-2026-11-22g-probe.txt, old and new builds alternated): a
+// 4096-item call on zeroed storage, paired with CUB, went from 1.010-1.015x to 0.992-1.005x for
+// floats and from 1.009-1.014x to 0.992-1.005x for ints (four alternations); graph times did not
+// move. Why is not known: the same
+// run found no launch-time difference between empty kernels with 16 and 256 bytes of parameters.
 template <class P>
 struct KernelArgs {
+  using Accum = typename P::Accum;
   const typename P::In* d_in;
   typename P::Out* d_out;
   std::int64_t num_items;
-  typename P::Op op;
+  unsigned char* temp;  // temp storage: control block, flagged slots, partials, scratch
   typename P::Init init;
+  typename P::Op op;
   bool fold_init;  // d_out = op(init, total) (Sum, Reduce) or total (Min, Max: init only if empty)
-  Pipeline pipeline;
-  typename P::Accum* partials;  // one per block of the first pass
-  typename P::Accum* scratch;   // global_memory rung: blockDim.x slots per block
-  ControlBlock* control;
-  std::uint64_t* flagged_slots;  // last_block: partials with flags (flagged_slots.cuh), or null
+  std::uint8_t pipeline;  // a Pipeline (reduce_input_kernel's epilogue)
+  bool flagged;           // last_block publishes through the flagged slots (flagged_slots.cuh)
+
+  __host__ __device__ Pipeline pipeline_kind() const { return static_cast<Pipeline>(pipeline); }
+  __host__ __device__ ControlBlock* control() const {
+    return reinterpret_cast<ControlBlock*>(temp);
+  }
+  __host__ __device__ Accum* partials() const {  // one per block of the first pass
+    return reinterpret_cast<Accum*>(temp + kPartialsOffset);
+  }
+  __host__ __device__ std::uint64_t* flagged_slots() const {  // null unless flagged
+    return flagged ? reinterpret_cast<std::uint64_t*>(temp + kFlaggedSlotsOffset) : nullptr;
+  }
+  // The global_memory rung's blockDim.x slots per block, for a grid of `grid` blocks.
+  __host__ __device__ Accum* scratch(std::int64_t grid) const {
+    return reinterpret_cast<Accum*>(temp + scratch_offset(grid, sizeof(Accum)));
+  }
 };
 
 // Writes the final answer (thread 0 of exactly one block calls it).

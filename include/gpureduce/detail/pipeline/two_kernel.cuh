@@ -11,7 +11,7 @@ namespace gpureduce::detail {
 template <class P>
 __device__ __forceinline__ void two_kernel_epilogue(const KernelArgs<P>& args,
                                                     const typename P::Accum& partial) {
-  if (threadIdx.x == 0) args.partials[blockIdx.x] = partial;
+  if (threadIdx.x == 0) args.partials()[blockIdx.x] = partial;
 }
 
 }  // namespace gpureduce::detail
