@@ -100,12 +100,18 @@ void expect_nan_propagates() {
       set_one<<<1, 1>>>(in.get(), where, nan);
       CUDA_OK(cudaGetLastError());
       T result{};
-      // float: the canonical NaN, whatever NaN came in (min.NaN/max.NaN); the input's is 0x7fc00000.
+      // float, __half and __nv_bfloat16: the canonical NaN, whatever NaN came in (PTX
+      // min.NaN/max.NaN, and the atomic pipeline's quiet_nan); the input's is 0x7fc00000 (float),
+      // 0x7e00 (half) or 0x7fc0 (bfloat16).
       const auto expect_float_canonical = [](const T& r) {
         if constexpr (std::is_same_v<T, float>) {
           std::uint32_t bits;
           std::memcpy(&bits, &r, sizeof bits);
           EXPECT_EQ(bits, 0x7fffffffu) << show(r);
+        } else if constexpr (sizeof(T) == 2) {
+          std::uint16_t bits;
+          std::memcpy(&bits, &r, sizeof bits);
+          EXPECT_EQ(bits, 0x7fffu) << show(r);
         }
       };
       ASSERT_TRUE((run_gpureduce<Case<T, T, Op::min>>(in.get(), n, options, result)));
@@ -126,24 +132,31 @@ TEST(Semantics, NanPropagates) {
 }
 
 // -0 is below +0, whatever the order: Min of {+0, -0, ...} is -0 and Max is +0.
+template <class T>
+void expect_signed_zeros_ordered() {
+  const std::int64_t n = 100003;
+  DeviceBuffer<T> in{std::size_t(n)};
+  const T zero = T(0.0f), negative_zero = T(-0.0f);
+  for_each_configuration([&](const Options& options) {
+    SCOPED_TRACE(std::string(Case<T, T, Op::min>::name()) + " " + describe(options, n, 0, 0));
+    fill_constant<<<256, 256>>>(in.get(), n, zero);
+    set_one<<<1, 1>>>(in.get(), n / 2, negative_zero);
+    CUDA_OK(cudaGetLastError());
+    T result = T(1.0f);
+    ASSERT_TRUE((run_gpureduce<Case<T, T, Op::min>>(in.get(), n, options, result)));
+    EXPECT_TRUE(float(result) == 0 && std::signbit(float(result))) << show(result);
+    fill_constant<<<256, 256>>>(in.get(), n, negative_zero);
+    set_one<<<1, 1>>>(in.get(), n / 3, zero);
+    CUDA_OK(cudaGetLastError());
+    ASSERT_TRUE((run_gpureduce<Case<T, T, Op::max>>(in.get(), n, options, result)));
+    EXPECT_TRUE(float(result) == 0 && !std::signbit(float(result))) << show(result);
+  });
+}
 TEST(Semantics, SignedZerosAreOrdered) {
   REQUIRE_GPU();
-  const std::int64_t n = 100003;
-  DeviceBuffer<float> in{std::size_t(n)};
-  for_each_configuration([&](const Options& options) {
-    SCOPED_TRACE(describe(options, n, 0, 0));
-    fill_constant<<<256, 256>>>(in.get(), n, 0.0f);
-    set_one<<<1, 1>>>(in.get(), n / 2, -0.0f);
-    CUDA_OK(cudaGetLastError());
-    float result = 1;
-    ASSERT_TRUE((run_gpureduce<Case<float, float, Op::min>>(in.get(), n, options, result)));
-    EXPECT_TRUE(result == 0 && std::signbit(result)) << show(result);
-    fill_constant<<<256, 256>>>(in.get(), n, -0.0f);
-    set_one<<<1, 1>>>(in.get(), n / 3, 0.0f);
-    CUDA_OK(cudaGetLastError());
-    ASSERT_TRUE((run_gpureduce<Case<float, float, Op::max>>(in.get(), n, options, result)));
-    EXPECT_TRUE(result == 0 && !std::signbit(result)) << show(result);
-  });
+  expect_signed_zeros_ordered<float>();
+  expect_signed_zeros_ordered<__half>();
+  expect_signed_zeros_ordered<__nv_bfloat16>();
 }
 
 // Same configuration, same input: the same bits on every run (atomic float sums excepted).

@@ -33,7 +33,9 @@ struct value_traits {
   __host__ __device__ static T widen(T x) { return x; }
 };
 
-// __half and __nv_bfloat16: compared through float, which holds every value exactly.
+// __half and __nv_bfloat16: compared through float, which holds every value exactly. Their
+// quiet_nan is the canonical 0x7fff that PTX min.NaN/max.NaN .f16/.bf16 return (ExtremumOp), as
+// float's, so the atomic pipeline's NaN has the other pipelines' bits.
 template <class Half, unsigned short MaxBits, unsigned short LowestBits, unsigned short NanBits>
 struct half_like_traits {
   static constexpr bool is_floating = true;
@@ -58,9 +60,9 @@ struct half_like_traits {
   __host__ __device__ static Half quiet_nan() { return from_bits(NanBits); }
 };
 template <>
-struct value_traits<__half> : half_like_traits<__half, 0x7BFF, 0xFBFF, 0x7E00> {};
+struct value_traits<__half> : half_like_traits<__half, 0x7BFF, 0xFBFF, 0x7FFF> {};
 template <>
-struct value_traits<__nv_bfloat16> : half_like_traits<__nv_bfloat16, 0x7F7F, 0xFF7F, 0x7FC0> {};
+struct value_traits<__nv_bfloat16> : half_like_traits<__nv_bfloat16, 0x7F7F, 0xFF7F, 0x7FFF> {};
 
 template <class T>
 inline constexpr bool is_half_like_v =
