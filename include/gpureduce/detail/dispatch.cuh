@@ -53,6 +53,7 @@ struct Request {
   int device;
   DeviceFacts facts;
   bool automatic_grid;    // size the grid by automatic_grid_target (policy.hpp)
+  bool half_room_grid;    // at most automatic_streaming_zeroed_blocks_per_sm per SM (policy.hpp)
   ShapeKernel shape;      // automatic's one-block, cluster or zeroed last_block plan (kernels.cuh)
   const char* rationale;  // why this plan, for LaunchPlan::rationale
 };
@@ -130,6 +131,15 @@ cudaError_t run_rung(const Request<P>& r) {
   auto kernel = first_pass;
   if constexpr (std::is_same_v<Rung, VectorizedRung>)
     if (auto shaped = shape_kernel_for<Rung, P>(r.shape, block_threads)) kernel = shaped;
+  if (r.half_room_grid) {  // the zeroed streaming plan: half the room of the kernel we launch
+    int room = 0;
+    error = resident_blocks_per_sm(device, reinterpret_cast<const void*>(kernel), block_threads,
+                                   shared_bytes, room);
+    if (error != cudaSuccess) return error;
+    const std::int64_t half_room =
+        std::int64_t(automatic_streaming_zeroed_blocks_per_sm(room)) * sms;
+    if (half_room < cap) cap = half_room;
+  }
   if (pipeline == Pipeline::cluster) {  // the grid is one cluster (of the kernel we launch)
     int cluster_cap = 0;
     error = max_cluster_blocks(device, reinterpret_cast<const void*>(kernel), block_threads,
@@ -315,6 +325,7 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
   const unsigned long long input_bytes = static_cast<unsigned long long>(num_items) * sizeof(In);
   bool automatic_grid = false;
   bool streaming = false;
+  bool half_room_grid = false;
   const bool automatic_strategy = options.strategy == Strategy::automatic;
   if (automatic_strategy) {
     resolved.strategy = kAutomaticStrategy;
@@ -328,9 +339,8 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
     } else if (automatic_grid && automatic_is_streaming(input_bytes, facts.l2_bytes)) {
       // One wave: the grid cap run_rung derives from occupancy, with no sqrt target.
       if (options.block_threads == 0) resolved.block_threads = kAutomaticStreamingBlockThreads;
-      // Zeroed storage: two blocks per SM (policy.hpp), an upper bound run_rung caps further.
-      if (options.temp_storage_zeroed && options.pipeline == Pipeline::automatic)
-        resolved.grid_blocks = kAutomaticStreamingZeroedBlocksPerSM * facts.multiprocessors;
+      // Zeroed storage: half the launched kernel's room per SM (policy.hpp; run_rung knows it).
+      half_room_grid = options.temp_storage_zeroed && options.pipeline == Pipeline::automatic;
       automatic_grid = false;
       streaming = true;
     }
@@ -392,7 +402,8 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
   const Request<P> request{d_temp_storage, temp_storage_bytes, d_in,  d_out,
                            num_items,      op,                 init,  fold_init,
                            stream,         resolved,           plan,  device,
-                           facts,          automatic_grid,     shape, rationale};
+                           facts,          automatic_grid,     half_room_grid,
+                           shape,          rationale};
   return run_strategy(request);
 }
 

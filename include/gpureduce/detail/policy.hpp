@@ -106,21 +106,28 @@ constexpr Pipeline kAutomaticPipelineSmall = Pipeline::cluster;
 // 4.68-5.23 for 396 x 512). Half the L2 (30 MiB on the H200) lies between the two measurements.
 constexpr int kAutomaticStreamingL2Divisor = 2;
 constexpr int kAutomaticStreamingBlockThreads = 512;
-// On zeroed storage (the last_block kernel of its own, kernels.cuh) the streaming grid is two
-// 512-thread blocks per SM, not its one wave. Inside a CUDA graph, a grid that fills part of the
-// room its kernel leaves on each SM ran 13-19% slower than CUB, whether that kernel was ours or
-// the general one: then only part of the next reduction's grid can start early (PDL). Full waves
-// and two blocks per SM did not. H100, graph probe run 6 (benchmark/results/
-// h100-2026-11-22-graph-probe.txt), per reduction: 2^26 floats 87.8 us at 264 x 512 (2 of 4
-// resident blocks per SM), 88.7 at 528 x 512 (4 of 4), 100.0 at 396 x 512 (3 of 4), CUB 88.5;
+// On zeroed storage (the last_block kernel of its own, kernels.cuh) the streaming grid is half the
+// room the launched kernel has on an SM (two 512-thread blocks where it fits four), not one wave.
+// Inside a CUDA graph, a grid that fills part of the room its kernel leaves on each SM ran 13-19%
+// slower than CUB, whether that kernel was ours or the general one: then only part of the next
+// reduction's grid can start early (PDL). Full waves and two blocks per SM did not. H100, graph
+// probe run 6 (benchmark/results/h100-2026-11-22-graph-probe.txt), per reduction: 2^26 floats
+// 87.8 us at 264 x 512 (2 of 4 resident blocks per SM), 88.7 at 528 x 512 (4 of 4), 100.0 at
+// 396 x 512 (3 of 4), CUB 88.5;
 // 2^24 floats 23.7 / 24.6 / 27.4, CUB 24.2; 10^7 floats (40 MB) 7.5 / 12.3 / 15.7, CUB 11.4;
 // 2^22 doubles 6.8 us at 264 x 512, CUB 7.6. The H200 agrees (graph probe run 11,
 // benchmark/results/h200-2026-11-22d-graph-probe.txt), 1, 2, 3 and 4 blocks of 512 per SM: 10^7
 // floats 7.43 / 7.27 / 13.14 / 7.47 us, CUB 8.08; 2^25 floats 33.5 / 32.3 / 39.9 / 32.5, CUB 33.1;
-// 2^24 doubles 33.6 / 32.5 / 40.1 / 32.7, CUB 33.6. Two per SM is half the room only while that
-// kernel fits four (32 registers; test_automatic.cu checks it for every shipped sum). The general
+// 2^24 doubles 33.6 / 32.5 / 40.1 / 32.7, CUB 33.6. So dispatch asks the launched kernel's room:
+// f64 Max, while its kernel took 36 registers (3 blocks of 512; ops.cuh has since cut it to 32),
+// ran 1.33-1.35x CUB's time on 64-256 MiB at 264 x 512, 2 of 3, and 1.15-1.19x at 132 x 512, half
+// of them (probe run 16, benchmark/results/h200-2026-11-22g-probe.txt); where four fit, one per SM
+// ran 2-4% behind two. test_automatic.cu checks the plan for every shipped type and operation, and
+// that every shipped sum fits four (32 registers). The general
 // kernel (3 blocks of 512 per SM) with its full wave of 396 stays the grid_sync plan.
-constexpr int kAutomaticStreamingZeroedBlocksPerSM = 2;
+constexpr int automatic_streaming_zeroed_blocks_per_sm(int resident_blocks_per_sm) {
+  return resident_blocks_per_sm >= 2 ? resident_blocks_per_sm / 2 : 1;
+}
 inline bool automatic_is_streaming(unsigned long long input_bytes, unsigned long long l2_bytes) {
   return input_bytes > kAutomaticClusterMaxBytes && l2_bytes > 0 &&
          input_bytes >= l2_bytes / kAutomaticStreamingL2Divisor;
