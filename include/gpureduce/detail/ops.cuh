@@ -6,6 +6,7 @@
 // -0 below +0, so that for n > 0 the answer depends on the inputs alone and not on the order.
 #pragma once
 
+#include <cstring>
 #include <type_traits>
 
 #include <cuda/std/functional>
@@ -51,24 +52,28 @@ struct ExtremumOp {
   // 1.61-1.66x CUB's time on 64-256 MiB inside graphs on an H200, compute-bound (probe run 16,
   // benchmark/results/h200-2026-11-22g-probe.txt).
   __host__ __device__ __half operator()(const __half& a, const __half& b) const {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    const unsigned short x = __half_as_ushort(a), y = __half_as_ushort(b);
-    unsigned short r;
-    if constexpr (kMin) asm("min.NaN.f16 %0, %1, %2;" : "=h"(r) : "h"(x), "h"(y));
-    else asm("max.NaN.f16 %0, %1, %2;" : "=h"(r) : "h"(x), "h"(y));
-    return __ushort_as_half(r);
-#else
-    return generic(a, b);
-#endif
+    return half_like(a, b);
   }
   __host__ __device__ __nv_bfloat16 operator()(const __nv_bfloat16& a,
                                                const __nv_bfloat16& b) const {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    const unsigned short x = __bfloat16_as_ushort(a), y = __bfloat16_as_ushort(b);
-    unsigned short r;
-    if constexpr (kMin) asm("min.NaN.bf16 %0, %1, %2;" : "=h"(r) : "h"(x), "h"(y));
-    else asm("max.NaN.bf16 %0, %1, %2;" : "=h"(r) : "h"(x), "h"(y));
-    return __ushort_as_bfloat16(r);
+    return half_like(a, b);
+  }
+  // double: PTX has no min.NaN.f64, so integers. Flipping a negative number's magnitude bits makes
+  // the bits order as signed integers the way the values do, with -0 below +0 (the key); a NaN
+  // (magnitude above infinity's) is then taken first, a before b, as generic does. The same answers
+  // as generic for every input, in 32 registers where generic's branches and encodings took
+  // reduce_last_block_kernel to 36 (3 blocks of 512 per SM, not 4): f64 Max ran 1.33-1.35x CUB's
+  // time on 64-256 MiB inside graphs on an H200 at two of those three places, 1.15-1.19x at one
+  // (probe run 16).
+  __host__ __device__ double operator()(const double& a, const double& b) const {
+#if defined(__CUDA_ARCH__)
+    const long long x = __double_as_longlong(a), y = __double_as_longlong(b);
+    const long long magnitude = 0x7fffffffffffffffll, infinity = 0x7ff0000000000000ll;
+    const long long kx = x ^ ((x >> 63) & magnitude), ky = y ^ ((y >> 63) & magnitude);
+    long long r = ((ky < kx) == kMin) ? y : x;
+    r = (y & magnitude) > infinity ? y : r;
+    r = (x & magnitude) > infinity ? x : r;
+    return __longlong_as_double(r);
 #else
     return generic(a, b);
 #endif
@@ -79,6 +84,27 @@ struct ExtremumOp {
   }
 
  private:
+  template <class Half>
+  __host__ __device__ static Half half_like(const Half& a, const Half& b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    unsigned short x, y, r;
+    memcpy(&x, &a, sizeof x);
+    memcpy(&y, &b, sizeof y);
+    if constexpr (std::is_same_v<Half, __half>) {
+      if constexpr (kMin) asm("min.NaN.f16 %0, %1, %2;" : "=h"(r) : "h"(x), "h"(y));
+      else asm("max.NaN.f16 %0, %1, %2;" : "=h"(r) : "h"(x), "h"(y));
+    } else {
+      if constexpr (kMin) asm("min.NaN.bf16 %0, %1, %2;" : "=h"(r) : "h"(x), "h"(y));
+      else asm("max.NaN.bf16 %0, %1, %2;" : "=h"(r) : "h"(x), "h"(y));
+    }
+    Half result;
+    memcpy(&result, &r, sizeof r);
+    return result;
+#else
+    return generic(a, b);
+#endif
+  }
+
   // Any NaN propagates (the first one met, so its payload may depend on the order).
   template <class T>
   __host__ __device__ static T generic(const T& a, const T& b) {
