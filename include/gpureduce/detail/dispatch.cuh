@@ -198,8 +198,8 @@ cudaError_t run_rung(const Request<P>& r) {
                 "d_temp_storage == nullptr and the same num_items and options)");
 
   auto* base = static_cast<unsigned char*>(r.d_temp_storage);
-  const KernelArgs<P> args{r.d_in,      r.d_out, n, base, r.init, r.op, r.fold_init,
-                           std::uint8_t(pipeline), flagged};
+  const KernelArgs<P> args{r.d_in,    r.d_out,   n, base, r.init, r.op,
+                           r.fold_init, std::uint8_t(pipeline), flagged};
   if (zero_counter) {
     // The counter, and the slots this grid uses when they carry the partials.
     const std::size_t slot_bytes = std::size_t(kWordsPerSlot<Accum>) * sizeof(std::uint64_t);

@@ -47,10 +47,10 @@ struct ExtremumOp {
 #endif
   }
   // __half and __nv_bfloat16 likewise: PTX min.NaN/max.NaN .f16 and .bf16 (sm_80+), one
-  // instruction with the same contract, whose NaN is the canonical 0x7fff. The generic path widens
-  // to float and tests for NaN and signed zeros, ~20 instructions an element: bf16 Min and Max ran
-  // 1.61-1.66x CUB's time on 64-256 MiB inside graphs on an H200, compute-bound (probe run 16,
-  // benchmark/results/h200-2026-11-22g-probe.txt).
+  // instruction with the same contract, whose NaN is the canonical 0x7fff. Through the generic
+  // path (widen to float, test NaN, order the zeros) bf16 Min and Max ran 1.60-1.66x CUB's time on
+  // 64-256 MiB inside graphs on an H200, and f16 Min 1.53x; with these 0.88-0.93x (probe runs
+  // 16a-16b, benchmark/results/h200-2026-11-22g-probe.txt).
   __host__ __device__ __half operator()(const __half& a, const __half& b) const {
     return half_like(a, b);
   }
@@ -63,8 +63,8 @@ struct ExtremumOp {
   // (magnitude above infinity's) is then taken first, a before b, as generic does. The same answers
   // as generic for every input, in 32 registers where generic's branches and encodings took
   // reduce_last_block_kernel to 36 (3 blocks of 512 per SM, not 4): f64 Max ran 1.33-1.35x CUB's
-  // time on 64-256 MiB inside graphs on an H200 at two of those three places, 1.15-1.19x at one
-  // (probe run 16).
+  // time on 64-256 MiB inside graphs on an H200 at two of those three places, 1.15-1.19x at one;
+  // with this, at two of four, 1.01-1.07x (probe runs 16a, 16c, 16d).
   __host__ __device__ double operator()(const double& a, const double& b) const {
 #if defined(__CUDA_ARCH__)
     const long long x = __double_as_longlong(a), y = __double_as_longlong(b);
