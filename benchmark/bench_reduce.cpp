@@ -321,36 +321,57 @@ void run_stream(benchmark::State& st, const Contender& c, std::int64_t n) {
 
 // The graph family: kCallsPerGraph calls captured into one graph on a stream of its own; each
 // timed iteration is one replay between two events on that stream, reported per reduction.
+//
+// Where a contender's temp storage and output land in memory moves its time inside a graph by
+// 0.1-0.2 us per reduction, 4-8% at 256K-1M items on an H200, in either direction
+// (benchmark/results/h200-2026-11-22g-probe.txt, probe run 15 "address"): one allocation is one
+// draw. So each contender gets kPlacements set-ups of its own (temp storage and output allocated
+// anew, all alive at once, so at different addresses), each captured into its own graph; the
+// timed iterations replay them in turn and the statistics pool all of them. CUB gets the same.
+constexpr int kPlacements = 4;
+
 template <class In, OpKind Op>
 void run_graph(benchmark::State& st, const Contender& c, std::int64_t n) {
   const In* d_in = input<In>();
-  ContenderCall<In, Op> call(c, d_in, n);  // temp storage allocated once, before the capture
-  std::vector<std::string> notes{
-      "per reduction, " + std::to_string(kCallsPerGraph) + " per graph", ""};
+  std::vector<std::unique_ptr<ContenderCall<In, Op>>> calls;  // temp storage allocated before capture
+  for (int p = 0; p < kPlacements; ++p)
+    calls.push_back(std::make_unique<ContenderCall<In, Op>>(c, d_in, n));
+  std::vector<std::string> notes{"per reduction, " + std::to_string(kCallsPerGraph) +
+                                     " per graph, " + std::to_string(kPlacements) +
+                                     " allocations of temp storage and output in turn",
+                                 ""};
   // The set-up ran on the legacy default stream (e.g. +zeroed's cudaMemset of the temp storage),
   // which a non-blocking stream does not wait for: finish it before the graph can run.
   BENCH_CUDA_CHECK(cudaDeviceSynchronize());
   CudaStream stream;
-  CapturedGraph graph(stream.get(), kCallsPerGraph, [&](cudaStream_t s) {
-    if (notes[1].empty()) notes[1] = describe_plan<In, Op>(st, c, d_in, n, s);  // as captured
-    call.enqueue(s);
-  });
+  std::vector<std::unique_ptr<CapturedGraph>> graphs;
+  for (auto& call : calls)
+    graphs.push_back(std::make_unique<CapturedGraph>(
+        stream.get(), kCallsPerGraph, [&](cudaStream_t s) {
+          if (notes[1].empty()) notes[1] = describe_plan<In, Op>(st, c, d_in, n, s);  // as captured
+          call->enqueue(s);
+        }));
 
-  // Validate after one replay (the last of its calls wrote the output; floor has nothing to
+  // Validate each after one replay (the last of its calls wrote its output; floor has nothing to
   // validate), then warm up.
-  if (call.has_result()) call.poison_output(stream.get());
-  graph.launch();
-  std::string why;
-  if (call.has_result() && !matches_cub<In, Op>(call.result(stream.get()), n, why)) {
-    st.SkipWithError(why.c_str());
-    return;
+  for (std::size_t p = 0; p < graphs.size(); ++p) {
+    if (calls[p]->has_result()) calls[p]->poison_output(stream.get());
+    graphs[p]->launch();
+    std::string why;
+    if (calls[p]->has_result() && !matches_cub<In, Op>(calls[p]->result(stream.get()), n, why)) {
+      st.SkipWithError(why.c_str());
+      return;
+    }
+    for (int i = 0; i < 2; ++i) graphs[p]->launch();
   }
-  for (int i = 0; i < 2; ++i) graph.launch();
   BENCH_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
 
   CudaEventTimer timer(stream.get());
   IterationTimes times(st);
+  std::size_t next = 0;
   for ([[maybe_unused]] auto _ : st) {
+    CapturedGraph& graph = *graphs[next];
+    next = (next + 1) % graphs.size();
     timer.start();
     graph.launch();
     const double per_reduction = timer.stop_seconds() / kCallsPerGraph;
@@ -360,9 +381,9 @@ void run_graph(benchmark::State& st, const Contender& c, std::int64_t n) {
 
   if (c.options.temp_storage_zeroed)
     notes.push_back("temp storage zeroed once, no per-call memset");
-  if (!call.has_result()) notes.push_back(kFloorNote);
+  if (!calls[0]->has_result()) notes.push_back(kFloorNote);
   if (suite->flush_l2) notes.push_back("L2 not flushed in graph mode");
-  report(st, n, sizeof(In), times, /*l2_flushed=*/false, notes, call.has_result());
+  report(st, n, sizeof(In), times, /*l2_flushed=*/false, notes, calls[0]->has_result());
 }
 
 // The paired family: A (gpureduce) and B (CUB) on the same input, both validated, then each
@@ -624,7 +645,7 @@ int main(int argc, char** argv) {
     benchmark::AddCustomContext("inputs", "random integers in [-16,16] without 0, every n a prefix of one 2^28 buffer");
     benchmark::AddCustomContext("l2_flush", flush_l2 ? "yes: L2 flushed before every timed iteration" : "no: inputs below the L2 size are read from cache (l2_resident=1)");
     benchmark::AddCustomContext("timing", "CUDA events around each call (manual time); temp storage allocated outside the timed loop; gpureduce default Options include the per-call counter memset, +zeroed is the zeroed-once fast path");
-    benchmark::AddCustomContext("graph_timing", "graph/...: " + std::to_string(kCallsPerGraph) + " reductions of the same input captured into one CUDA graph on a non-blocking stream, instantiated once; each iteration is one cudaGraphLaunch between events, reported per reduction (elapsed / " + std::to_string(kCallsPerGraph) + "); min time " + std::to_string(graph_min_time) + " s of per-reduction time; L2 never flushed");
+    benchmark::AddCustomContext("graph_timing", "graph/...: " + std::to_string(kCallsPerGraph) + " reductions of the same input captured into one CUDA graph on a non-blocking stream, instantiated once; " + std::to_string(kPlacements) + " such graphs per contender, each with its own allocations of temp storage and output (where they land moves graph times by 0.1-0.2 us), replayed in turn; each iteration is one cudaGraphLaunch between events, reported per reduction (elapsed / " + std::to_string(kCallsPerGraph) + "); min time " + std::to_string(graph_min_time) + " s of per-reduction time; L2 never flushed");
     benchmark::AddCustomContext("paired_timing", "paired/...: A (gpureduce: automatic, default Options, or automatic+zeroed) and B (cub::DeviceReduce) on the same input; each iteration times one call of A and one of B, each between CUDA events on the default stream, A first in even iterations and B first in odd ones (ABBA); a_median_us and b_median_us are their medians, ratio_median, ratio_p10 and ratio_p90 percentiles of the per-iteration ratios a_i / b_i; Google Benchmark's time is A's; min time " + std::to_string(paired_min_time) + " s of A's time");
     benchmark::AddCustomContext("statistics", "real_time is Google Benchmark's mean over iterations; median_us, p10_us, p90_us are percentiles of the iterations' times (per call; per reduction in graph mode)");
     benchmark::AddCustomContext("floor_note", "floor: not a reduction; one launch of an empty kernel (1 block of 32 threads) per call, timed like the others (per call in the stream family, per kernel of a 100-kernel graph in the graph family) and not validated: the launch cost no single-launch reduction can beat here");

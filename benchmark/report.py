@@ -412,7 +412,9 @@ def write_markdown(path, args, device, context, results, paired=()):
         out += ["## Graph mode: automatic vs CUB", "",
                 "Per reduction: 100 reductions of the same input captured into one CUDA graph, one "
                 "replay timed per iteration and divided by 100 (no host launch overhead; the input "
-                "stays in L2 where it fits).", ""]
+                "stays in L2 where it fits). Each contender has 4 such graphs, each with its own "
+                "allocations of temp storage and output, replayed in turn and pooled: where those "
+                "land moves a graph reduction by 0.1-0.2 µs (h200-2026-11-22g-probe.txt, run 15).", ""]
         with_floor = mode_has_floor(graph_cases)
         if with_floor:
             out += ["`floor µs` as above, with the `floor` contender's time per empty kernel of a "

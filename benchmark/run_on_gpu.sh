@@ -18,9 +18,10 @@
 #   graph family (132 cases)    ~50 s   (99 reductions + 33 floor) Google Benchmark stops once the reported time passes
 #       --graph_min_time = 0.002 s, and ramps up to it in ~1.5x that; the reported time is per
 #       reduction, so each case replays ~100 x 1.5 x 0.002 s = 0.3 s of GPU time whatever its n,
-#       plus per run a capture, an instantiation and 3 untimed replays (negligible at small n;
-#       ~0.2 s per run for 2^28 doubles, ~0.7 ms a reduction): ~0.35 s for 81 cases up to 2^24
-#       and ~0.6 s for the 18 at 2^26 and 2^28, ~40 s (host overhead per replay adds ~5%).
+#       plus per run 4 captures (one per allocation of temp storage), instantiations and 3
+#       untimed replays each (negligible at small n; ~0.8 s per run for 2^28 doubles, ~0.7 ms a
+#       reduction): ~0.35 s for 81 cases up to 2^24 and ~1 s for the 18 at 2^26 and 2^28, ~50 s
+#       (host overhead per replay adds ~5%).
 #       The floor cases are cheap (an empty kernel) but pay the same ~0.35 s.
 # With --benchmark_min_time=0.05 for the graph family instead, it would be ~100 x 1.5 x 0.05 s
 # = 7.5 s a case, 12 minutes: hence its own, smaller min time.
