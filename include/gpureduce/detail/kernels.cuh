@@ -130,8 +130,8 @@ __global__ void __launch_bounds__(BLOCK, 1) reduce_cluster_kernel(KernelArgs<P> 
 // same Options: 2.14 / 2.23 us at 2^16 floats (32 x 256), 2.82 / 2.90 at 2^20 (128 x 256),
 // 4.42 / 4.51 at 2^22, 2.29 / 2.40 at 2^16 doubles. No minimum-blocks bound, on purpose: with
 // one (even 1) ptxas gives it 40 registers instead of 32 for float and double sums, so 3 blocks
-// of 512 threads fit an SM instead of 4, and the zeroed streaming grid of two blocks per SM
-// (policy.hpp) would fill a wave only in part, which ran 13-19% slower inside graphs.
+// of 512 threads fit an SM instead of 4, and the zeroed streaming grid, half of that room
+// (policy.hpp), would be one block per SM instead of two: 2-4% slower inside graphs.
 template <class Rung, int BLOCK, class P>
 __global__ void __launch_bounds__(BLOCK) reduce_last_block_kernel(KernelArgs<P> args) {
   reduce_shaped_grid<Rung, BLOCK, P, ShapeKernel::last_block>(args);

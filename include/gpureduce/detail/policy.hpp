@@ -173,8 +173,9 @@ inline constexpr const char* kStreamingGridSync =
     "automatic: input >= half the L2 (memory-bound): one wave of 512-thread blocks; grid_sync "
     "because the device launches cooperatively (no counter, no memset)";
 inline constexpr const char* kStreamingZeroed =
-    "automatic: input >= half the L2 (memory-bound): two 512-thread blocks per SM; last_block "
-    "with flagged partials because temp storage is promised zeroed (no memset, no fence)";
+    "automatic: input >= half the L2 (memory-bound): half the 512-thread blocks its kernel fits "
+    "on an SM (two of four); last_block with flagged partials because temp storage is promised "
+    "zeroed (no memset, no fence)";
 inline constexpr const char* kStreamingFallback =
     "automatic: input >= half the L2 (memory-bound): one wave of 512-thread blocks; last_block "
     "with a counter memset because the device cannot launch cooperatively";
