@@ -346,21 +346,9 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
     }
   }
   if (options.pipeline == Pipeline::automatic) {
-    // Inside a stream capture the cooperative launch costs more than a second launch (policy.hpp).
-    // Only for automatic's own strategy, whose grid is one wave either way: the plan keeps its
-    // grid, and so its bits and its temp storage size, captured or not. Asked only where the
-    // answer can change the launch (above one block and the cluster range): the query is 0.055 us
-    // of host time before the launch, ~1% of a 4K-item call (H200, probe run 14,
-    // benchmark/results/h200-2026-11-22g-probe.txt).
     const bool cluster_range = facts.thread_block_clusters &&
                                input_bytes > kAutomaticSingleBlockBytes &&
                                input_bytes <= kAutomaticClusterMaxBytes;
-    bool capturing = false;
-    if (automatic_strategy && !options.temp_storage_zeroed && !cluster_range &&
-        rationale != rationale::kSingleBlock) {
-      error = stream_is_capturing(stream, capturing);
-      if (error != cudaSuccess) return error;
-    }
     const char* why = streaming ? rationale::kStreamingFallback : rationale::kFallback;
     resolved.pipeline = kAutomaticPipelineFallback;
     if (options.temp_storage_zeroed) {
@@ -369,12 +357,25 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
     } else if (cluster_range) {
       resolved.pipeline = kAutomaticPipelineSmall;
       why = rationale::kCluster;
-    } else if (capturing) {
-      resolved.pipeline = kAutomaticPipelineCaptured;
-      why = streaming ? rationale::kStreamingCaptured : rationale::kCaptured;
-    } else if (facts.cooperative_launch) {
-      resolved.pipeline = kAutomaticPipelineCooperative;
-      why = streaming ? rationale::kStreamingGridSync : rationale::kGridSync;
+    } else {
+      // Inside a stream capture the cooperative launch costs more than a second launch
+      // (policy.hpp). Only for automatic's own strategy, whose grid is one wave either way: the
+      // plan keeps its grid, and so its bits and its temp storage size, captured or not. Asked
+      // here, where the answer can change the launch, and not for one block (launched plainly
+      // either way): the query is 0.055 us of host time before the launch, ~1% of a 4K-item call
+      // (H200, probe run 14, benchmark/results/h200-2026-11-22g-probe.txt).
+      bool capturing = false;
+      if (automatic_strategy && rationale != rationale::kSingleBlock) {
+        error = stream_is_capturing(stream, capturing);
+        if (error != cudaSuccess) return error;
+      }
+      if (capturing) {
+        resolved.pipeline = kAutomaticPipelineCaptured;
+        why = streaming ? rationale::kStreamingCaptured : rationale::kCaptured;
+      } else if (facts.cooperative_launch) {
+        resolved.pipeline = kAutomaticPipelineCooperative;
+        why = streaming ? rationale::kStreamingGridSync : rationale::kGridSync;
+      }
     }
     if (automatic_strategy && rationale == rationale::kCallerChose) rationale = why;
   }
