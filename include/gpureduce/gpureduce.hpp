@@ -38,7 +38,8 @@ enum class Pipeline {
   last_block,  // one launch: the last block to finish (ticket counter) reduces the partials
   atomic,      // block partials combined with global atomics (seed 002); float sums order-dependent
   grid_sync,   // one cooperative launch: grid-wide barrier, then block 0 reduces the partials; no
-               // counter, so no memset and no zeroed-storage promise (needs cooperative launch)
+               // counter, so nothing to zero and no zeroed-storage promise (needs cooperative
+               // launch)
   cluster,     // one launch of one thread-block cluster (<= 16 blocks, sm_90+): block 0 folds the
                // partials from the other blocks' shared memory; for small inputs (64-256 KiB)
   automatic
@@ -56,13 +57,15 @@ struct Options {
   int block_threads = 0;  // 0: the strategy's tuned default; else a power of two in [32, 1024]
   int grid_blocks = 0;    // 0: chosen from occupancy and n; else an upper bound on the grid
   // The fast path for last_block and atomic. Those pipelines keep state in temp storage (a ticket
-  // counter; last_block's flagged partial slots). By default each call zeroes it first (one
-  // cudaMemsetAsync, so uninitialised temp storage works, as in CUB). Set this to promise that the
-  // storage is already zero: zero-fill it once after allocating it and use it only for gpureduce
-  // calls since (of any pipeline, type or size); every launch leaves that state at zero. Then the
-  // call is a single kernel launch. Pipeline::automatic never needs the memset (one block, cluster,
-  // grid_sync or, inside a stream capture, two_kernel); given this promise it uses last_block
-  // above one block, the fastest of them (detail/policy.hpp).
+  // counter; last_block's flagged partial slots). By default each call zeroes it first (a
+  // one-block kernel before the reduction, so uninitialised temp storage works, as in CUB). Set
+  // this to promise that the storage is already zero: zero-fill it once after allocating it and
+  // use it only for gpureduce calls since (of any pipeline, type or size); every launch leaves that
+  // state at zero. Then the call is a single kernel launch. Pipeline::automatic zeroes nothing (one
+  // block, cluster, grid_sync or, inside a stream capture, two_kernel), except inside a stream
+  // capture for sums of 4-byte integers, where zeroing and then last_block is faster than
+  // two_kernel; given this promise it uses last_block above one block, the fastest of them
+  // (detail/policy.hpp).
   bool temp_storage_zeroed = false;
   PointerCheck pointer_check = PointerCheck::build_default;
 };
@@ -74,7 +77,7 @@ struct LaunchPlan {
   int block_threads = 0;
   int grid_blocks = 0;
   int items_per_thread = 0;  // elements a thread loads per iteration of its loop
-  int launches = 0;          // kernel launches plus memsets issued per call
+  int launches = 0;          // kernel launches per call (a zeroing kernel included)
   std::size_t temp_storage_bytes = 0;
   // Why this plan: for `automatic`, the rule and device facts behind each choice; otherwise what
   // the caller fixed. Static text, never null.

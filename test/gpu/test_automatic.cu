@@ -103,7 +103,8 @@ void check_plans() {
       // Streaming on zeroed storage: two blocks per multiprocessor, not the one wave.
       if (streaming && zeroed)
         EXPECT_EQ(plan.grid_blocks, std::min<std::int64_t>(2 * std::int64_t(limits.multiprocessors), useful));
-      // Only the memset-backed fallback (no cooperative launch, storage not zeroed) launches twice.
+      // Only the fallback (no cooperative launch, storage not zeroed) launches twice: zeroing, then
+      // the reduction.
       EXPECT_EQ(plan.launches, (!zeroed && !limits.cooperative) ? 2 : 1);
     }
   }

@@ -72,7 +72,8 @@ void rearms_after_every_grid() {
   }
 }
 
-TEST(FlaggedSlots, RearmAfterEveryGridInt32) { REQUIRE_GPU(); rearms_after_every_grid<Case<std::int32_t, std::int32_t, Op::sum>>(); }
+// Sums of 4-byte integers combine through the counted word instead (test_counted_sum.cu).
+TEST(FlaggedSlots, RearmAfterEveryGridInt32Min) { REQUIRE_GPU(); rearms_after_every_grid<Case<std::int32_t, std::int32_t, Op::min>>(); }
 TEST(FlaggedSlots, RearmAfterEveryGridFloat) { REQUIRE_GPU(); rearms_after_every_grid<Case<float, float, Op::sum>>(); }
 TEST(FlaggedSlots, RearmAfterEveryGridDouble) { REQUIRE_GPU(); rearms_after_every_grid<Case<double, double, Op::sum>>(); }
 TEST(FlaggedSlots, RearmAfterEveryGridInt64Max) { REQUIRE_GPU(); rearms_after_every_grid<Case<std::int64_t, std::int64_t, Op::max>>(); }
@@ -115,9 +116,8 @@ TEST(FlaggedSlots, SameBitsAsThePlainPartialsPipelines) {
 // One buffer, zeroed once, shared by calls of every pipeline and strategy in a random order (the
 // Options::temp_storage_zeroed contract): the others' partials and scratch never land in the slot
 // region, so every result stays bitwise CUB's and the state stays zero.
-TEST(FlaggedSlots, ShareOneZeroedBufferWithEveryPipeline) {
-  REQUIRE_GPU();
-  using C = Case<std::int32_t, std::int32_t, Op::sum>;
+template <class C>
+void share_one_zeroed_buffer_with_every_pipeline() {
   const std::int64_t max_n = 1 << 21;
   DeviceBuffer<std::int32_t> in{std::size_t(max_n)}, out{1}, ref{1};
   ASSERT_TRUE(in.ok() && out.ok() && ref.ok());
@@ -147,6 +147,16 @@ TEST(FlaggedSlots, ShareOneZeroedBufferWithEveryPipeline) {
     EXPECT_EQ(copy_to_host(out.get()), copy_to_host(ref.get()));
     EXPECT_EQ(nonzero_state_bytes(temp.get()), 0u);
   }
+}
+
+// Sums of 4-byte integers: last_block through the counted word; Max: through the flagged slots.
+TEST(FlaggedSlots, ShareOneZeroedBufferWithEveryPipelineInt32Sum) {
+  REQUIRE_GPU();
+  share_one_zeroed_buffer_with_every_pipeline<Case<std::int32_t, std::int32_t, Op::sum>>();
+}
+TEST(FlaggedSlots, ShareOneZeroedBufferWithEveryPipelineInt32Max) {
+  REQUIRE_GPU();
+  share_one_zeroed_buffer_with_every_pipeline<Case<std::int32_t, std::int32_t, Op::max>>();
 }
 
 }  // namespace

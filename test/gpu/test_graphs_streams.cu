@@ -58,9 +58,13 @@ TEST(Graphs, EachPipelineReplaysWithChangingInput) {
 // grid_sync (policy.hpp: a cooperative launch costs more in a graph than a second launch), with
 // the same grid and block, so the same temp storage size and the same floating-point order: the
 // captured graph's answer must have the uncaptured call's bits, on random floats whose sums round.
-// So that "same bits" can fail, half the grid must give other bits somewhere.
-TEST(Graphs, AutomaticInsideCaptureKeepsGridAndBits) {
-  REQUIRE_GPU();
+// So that "same bits" can fail, half the grid must give other bits somewhere. Sums of 4-byte
+// integers below the streaming range launch last_block there instead (a zeroing kernel, then the
+// counted word), same grid and storage; their bits are CUB's whatever the order.
+template <class T>
+void automatic_inside_capture_keeps_grid_and_bits() {
+  using C = Case<T, T, Op::sum>;
+  constexpr bool kCounted = std::is_integral_v<T> && sizeof(T) == 4;
   int device = 0, l2 = 0, cooperative = 0;
   CUDA_OK(cudaGetDevice(&device));
   CUDA_OK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
@@ -68,33 +72,38 @@ TEST(Graphs, AutomaticInsideCaptureKeepsGridAndBits) {
   cudaStream_t stream;
   CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   int switched = 0, other_grid_differs = 0;
+  const std::int64_t streaming_n = std::int64_t(l2) / 2 / std::int64_t(sizeof(T)) + 5;
   for (std::int64_t n : {std::int64_t(1000), std::int64_t(1) << 16, std::int64_t(1) << 20,
-                         (std::int64_t(1) << 22) + 3, std::int64_t(l2) / 2 / 4 + 5}) {
+                         (std::int64_t(1) << 22) + 3, streaming_n}) {
     const std::uint64_t seed = fresh_seed();
-    DeviceBuffer<float> in{std::size_t(n)}, out{1};
+    DeviceBuffer<T> in{std::size_t(n)}, out{1}, ref{1};
     CUDA_OK(fill_random(in.get(), n, seed, Fill::random));
-    SCOPED_TRACE("n " + std::to_string(n) + " seed " + std::to_string(seed));
+    CUDA_OK(C::cub(in.get(), ref.get(), n));
+    SCOPED_TRACE(C::name() + " n " + std::to_string(n) + " seed " + std::to_string(seed));
     LaunchPlan outside, inside;
-    const cudaError_t planned_outside = DeviceReduce::PlanSum<float, float>(outside, in.get(), n, Options{}, stream);
+    const cudaError_t planned_outside = DeviceReduce::PlanSum<T, T>(outside, in.get(), n, Options{}, stream);
     ASSERT_EQ(planned_outside, cudaSuccess) << last_error_message();
     std::size_t bytes = 0;
     ASSERT_EQ(DeviceReduce::Sum(nullptr, bytes, in.get(), out.get(), n, stream), cudaSuccess);
     DeviceBuffer<unsigned char> temp(bytes);
-    CUDA_OK(cudaMemset(out.get(), kPoisonByte, sizeof(float)));
+    CUDA_OK(prepare_temp_storage(temp.get(), bytes, false));  // garbage: the default path's storage
+    CUDA_OK(cudaMemset(out.get(), kPoisonByte, sizeof(T)));
     CUDA_OK(cudaDeviceSynchronize());
     ASSERT_EQ(DeviceReduce::Sum(temp.get(), bytes, in.get(), out.get(), n, stream), cudaSuccess);
     CUDA_OK(cudaStreamSynchronize(stream));
-    const float uncaptured = copy_to_host(out.get());
+    const T uncaptured = copy_to_host(out.get());
 
     cudaGraph_t graph;
     CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-    const cudaError_t planned = DeviceReduce::PlanSum<float, float>(inside, in.get(), n, Options{}, stream);
+    const cudaError_t planned = DeviceReduce::PlanSum<T, T>(inside, in.get(), n, Options{}, stream);
     const cudaError_t captured = DeviceReduce::Sum(temp.get(), bytes, in.get(), out.get(), n, stream);
     CUDA_OK(cudaStreamEndCapture(stream, &graph));
     ASSERT_EQ(planned, cudaSuccess) << last_error_message();
     ASSERT_EQ(captured, cudaSuccess) << last_error_message();
     if (outside.pipeline == Pipeline::grid_sync && outside.grid_blocks > 1) {
-      EXPECT_EQ(inside.pipeline, Pipeline::two_kernel);
+      const bool streaming = n == streaming_n;
+      EXPECT_EQ(inside.pipeline, kCounted && !streaming ? Pipeline::last_block : Pipeline::two_kernel);
+      EXPECT_EQ(inside.launches, 2);
       ++switched;
     } else {
       EXPECT_EQ(inside.pipeline, outside.pipeline);
@@ -115,28 +124,46 @@ TEST(Graphs, AutomaticInsideCaptureKeepsGridAndBits) {
     EXPECT_EQ(kernels, inside.launches) << "the graph holds what the plan says, and no memset";
     EXPECT_EQ(int(nodes), inside.launches);
 
+    // Replayed on garbage storage twice: the zeroing kernel (where there is one) arms it each time.
     cudaGraphExec_t exec;
     CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
-    CUDA_OK(cudaMemsetAsync(out.get(), kPoisonByte, sizeof(float), stream));
-    CUDA_OK(cudaGraphLaunch(exec, stream));
-    CUDA_OK(cudaStreamSynchronize(stream));
-    const float from_graph = copy_to_host(out.get());
-    EXPECT_TRUE(same_bits(from_graph, uncaptured)) << show(from_graph) << " vs " << show(uncaptured);
+    for (int replay = 0; replay < 2; ++replay) {
+      CUDA_OK(prepare_temp_storage(temp.get(), bytes, false));
+      CUDA_OK(cudaMemsetAsync(out.get(), kPoisonByte, sizeof(T), stream));
+      CUDA_OK(cudaGraphLaunch(exec, stream));
+      CUDA_OK(cudaStreamSynchronize(stream));
+      const T from_graph = copy_to_host(out.get());
+      EXPECT_TRUE(same_bits(from_graph, uncaptured)) << show(from_graph) << " vs " << show(uncaptured);
+      if constexpr (kCounted) EXPECT_TRUE(same_bits(from_graph, copy_to_host(ref.get()))) << "vs CUB";
+    }
     CUDA_OK(cudaGraphExecDestroy(exec));
     CUDA_OK(cudaGraphDestroy(graph));
 
-    if (outside.grid_blocks > 1) {
+    if (!kCounted && outside.grid_blocks > 1) {
       const Options half{Strategy::vectorized, outside.pipeline, outside.block_threads,
                          outside.grid_blocks / 2};
-      float other = 0;
-      using FloatSum = Case<float, float, Op::sum>;
-      ASSERT_TRUE(run_gpureduce<FloatSum>(in.get(), n, half, other, stream));
+      T other{};
+      ASSERT_TRUE(run_gpureduce<C>(in.get(), n, half, other, stream));
       other_grid_differs += !same_bits(other, uncaptured);
     }
   }
   if (cooperative) EXPECT_GT(switched, 0) << "no size planned grid_sync: nothing was tested";
-  EXPECT_GT(other_grid_differs, 0) << "no size's bits depend on the grid: same bits would prove nothing";
+  if (!kCounted)
+    EXPECT_GT(other_grid_differs, 0) << "no size's bits depend on the grid: same bits would prove nothing";
   CUDA_OK(cudaStreamDestroy(stream));
+}
+
+TEST(Graphs, AutomaticInsideCaptureKeepsGridAndBits) {
+  REQUIRE_GPU();
+  automatic_inside_capture_keeps_grid_and_bits<float>();
+}
+TEST(Graphs, AutomaticInsideCaptureKeepsGridAndBitsInt32) {
+  REQUIRE_GPU();
+  automatic_inside_capture_keeps_grid_and_bits<std::int32_t>();
+}
+TEST(Graphs, AutomaticInsideCaptureKeepsGridAndBitsUint32) {
+  REQUIRE_GPU();
+  automatic_inside_capture_keeps_grid_and_bits<std::uint32_t>();
 }
 
 TEST(Streams, TwoStreamsWithSeparateTempStorage) {

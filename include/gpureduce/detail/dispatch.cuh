@@ -21,6 +21,7 @@
 #include "block/warp_shuffle.cuh"
 #include "kernels.cuh"
 #include "ops.cuh"
+#include "pipeline/arm.cuh"
 #include "pipeline/atomic_combine.cuh"
 #include "policy.hpp"
 #include "runtime.hpp"
@@ -168,7 +169,10 @@ cudaError_t run_rung(const Request<P>& r) {
       temp_storage_total(sizing_grid, block_threads, sizeof(Accum), Rung::kUsesGlobalScratch);
   const bool uses_counter =
       (pipeline == Pipeline::last_block || pipeline == Pipeline::atomic) && grid > 1;
-  const bool flagged = pipeline == Pipeline::last_block && grid > 1 &&
+  // last_block combines 4-byte integer sums through the counted word (counted_sum.cuh), which
+  // publishes no partial; the flagged slots serve the other accumulators they fit.
+  const bool counted = pipeline == Pipeline::last_block && uses_counted_sum<Op, Accum>(grid);
+  const bool flagged = pipeline == Pipeline::last_block && grid > 1 && !counted &&
                        grid <= kFlaggedSlotCapacity && kFlaggable<Accum> &&
                        Rung::kReadsPartialsByIndex;
   // One block waits for nobody: launched plainly, its epilogue skips the barrier.
@@ -200,24 +204,32 @@ cudaError_t run_rung(const Request<P>& r) {
   auto* base = static_cast<unsigned char*>(r.d_temp_storage);
   const KernelArgs<P> args{r.d_in,    r.d_out,   n, base, r.init, r.op,
                            r.fold_init, std::uint8_t(pipeline), flagged};
-  if (zero_counter) {
-    // The counter, and the slots this grid uses when they carry the partials.
-    const std::size_t slot_bytes = std::size_t(kWordsPerSlot<Accum>) * sizeof(std::uint64_t);
-    const std::size_t bytes = flagged ? kFlaggedSlotsOffset + std::size_t(grid) * slot_bytes
-                                      : sizeof(ControlBlock);
-    error = check(cudaMemsetAsync(base, 0, bytes, r.stream),
-                  "gpureduce: zeroing the ticket counter");
-    if (error != cudaSuccess) return error;
-  }
   // PDL needs an sm_90+ device and kernel code that waits (launch.cuh): code compiled for an
   // older virtual architecture, JIT-compiled here, has no griddepcontrol.wait, so it is launched
-  // without the attribute. The partials kernel comes from the same compilation as first_pass.
+  // without the attribute. The partials and arm kernels come from the same compilation as
+  // first_pass.
   bool pdl = false;
   if (r.facts.programmatic_launch) {
     int ptx_version = 0;
     error = kernel_ptx_version(r.device, reinterpret_cast<const void*>(first_pass), ptx_version);
     if (error != cudaSuccess) return error;
     pdl = ptx_version >= 90;
+  }
+  if (zero_counter) {
+    // The control block, and the slots this grid uses when they carry the partials (pipeline/
+    // arm.cuh: a PDL kernel rather than a memset, which inside a graph cannot start early).
+    const std::size_t slot_bytes = std::size_t(kWordsPerSlot<Accum>) * sizeof(std::uint64_t);
+    const std::size_t bytes = flagged ? kFlaggedSlotsOffset + std::size_t(grid) * slot_bytes
+                                      : sizeof(ControlBlock);
+    static_assert(sizeof(ControlBlock) % sizeof(std::uint64_t) == 0);
+    error = check(launch_kernel(arm_temp_storage_kernel<kArmThreads>,
+                                LaunchShape{1u, unsigned(kArmThreads), 0, r.stream, false, pdl},
+                                reinterpret_cast<std::uint64_t*>(base),
+                                unsigned(bytes / sizeof(std::uint64_t))),
+                  "gpureduce: launching the kernel that zeroes the ticket counter");
+    if (error == cudaSuccess)
+      error = check(cudaGetLastError(), "gpureduce: after launching the counter-zeroing kernel");
+    if (error != cudaSuccess) return error;
   }
   error = check(launch_kernel(kernel,
                               LaunchShape{unsigned(grid), unsigned(block_threads), shared_bytes,
@@ -369,7 +381,10 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
         error = stream_is_capturing(stream, capturing);
         if (error != cudaSuccess) return error;
       }
-      if (capturing) {
+      if (capturing && kCountedSumFits<Op, Accum> && !streaming) {
+        resolved.pipeline = kAutomaticPipelineCapturedCountedSum;
+        why = rationale::kCapturedCountedSum;
+      } else if (capturing) {
         resolved.pipeline = kAutomaticPipelineCaptured;
         why = streaming ? rationale::kStreamingCaptured : rationale::kCaptured;
       } else if (facts.cooperative_launch) {
@@ -398,7 +413,8 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
   ShapeKernel shape = ShapeKernel::none;
   if (rationale == rationale::kSingleBlock) shape = ShapeKernel::one_block;
   else if (rationale == rationale::kCluster) shape = ShapeKernel::cluster;
-  else if (rationale == rationale::kZeroed || rationale == rationale::kStreamingZeroed)
+  else if (rationale == rationale::kZeroed || rationale == rationale::kStreamingZeroed ||
+           rationale == rationale::kCapturedCountedSum)
     shape = ShapeKernel::last_block;
   const Request<P> request{d_temp_storage, temp_storage_bytes, d_in,  d_out,
                            num_items,      op,                 init,  fold_init,

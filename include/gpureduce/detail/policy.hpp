@@ -81,10 +81,10 @@ inline std::int64_t automatic_grid_target(std::uint64_t input_bytes) {
 // The H200 differs at 256 KiB (benchmark/results/h200-2026-11-22c-automatic-sweep.txt): there the
 // 16 x 256 cluster took 2.00 us against 2.10 for this plan, and this plan won from 1 MiB (2.30
 // against 2.59 for grid_sync). One rule for both, so the larger gain wins: last_block.
-// Without that promise the counter and slots would need a memset per call (2 us inside a graph,
-// the same probe), so: one cluster up to 256 KiB, then grid_sync where the device can launch
-// cooperatively (no counter, so no memset: 1.0-1.5 us less per call than last_block + memset on
-// the H200).
+// Without that promise the counter and slots would need zeroing per call (then a memset: 2 us
+// inside a graph, the same probe; now a PDL kernel, pipeline/arm.cuh), so: one cluster up to
+// 256 KiB, then grid_sync where the device can launch cooperatively (no counter, so nothing to
+// zero: 1.0-1.5 us less per call than last_block + memset on the H200).
 constexpr Pipeline kAutomaticPipelineZeroed = Pipeline::last_block;
 // Without the zeroed promise, above the one-block limit and up to this many bytes: one cluster of
 // up to 16 blocks (sm_90+). H200, 2026-11-22, per call / per reduction in a graph: at 256 KiB
@@ -142,6 +142,17 @@ constexpr Pipeline kAutomaticPipelineCooperative = Pipeline::grid_sync;
 // 3.04 / 2.93; 2^22 doubles 6.55 / 6.90 / 6.81; 2^24 floats 17.7 / 18.1 / 17.8. Per call, outside
 // graphs, grid_sync stays: there the second launch is what costs (CUB pays it).
 constexpr Pipeline kAutomaticPipelineCaptured = Pipeline::two_kernel;
+// ...but sums of 4-byte integers, below the streaming range, run last_block there: their blocks
+// meet through the counted word (pipeline/counted_sum.cuh, one atomic and no fold), zeroed first
+// by a one-block PDL kernel (pipeline/arm.cuh). Two launches either way; the zeroing kernel does
+// less than two_kernel's fold. H200, probe run 18 (benchmark/results/h200-2026-11-22i-probe.txt),
+// per reduction in a 100-reduction graph: 2^20 ints over 128 x 256, zeroing + counted 2.34 us
+// against 2.57 for the same read loop followed by a fold kernel and 2.62 for the library's
+// two_kernel (CUB 3.02); 2^16 ints over 32 x 256, 1.92 against 1.94 (CUB 2.38). Floats cannot
+// meet that way, and the zeroing kernel before their flagged slots took 2.94 us at 2^20 against
+// 2.55: two_kernel stays. Streaming grids stay two_kernel too: not measured, and one wave of the
+// general kernel would fill 3 of the 4 places the last_block kernel has on an SM (see above).
+constexpr Pipeline kAutomaticPipelineCapturedCountedSum = Pipeline::last_block;
 constexpr Pipeline kAutomaticPipelineFallback = Pipeline::last_block;
 
 namespace rationale {
@@ -157,14 +168,20 @@ inline constexpr const char* kGridSync =
     "launches cooperatively (no counter, no memset)";
 inline constexpr const char* kZeroed =
     "automatic: grid = ceil(sqrt(bytes / 256 B)) capped at one wave; last_block with flagged "
-    "partials because temp storage is promised zeroed (no memset, no fence)";
+    "partials (a counted sum for 4-byte integers) because temp storage is promised zeroed (no "
+    "zeroing, no fence)";
 inline constexpr const char* kFallback =
-    "automatic: grid = ceil(sqrt(bytes / 256 B)) capped at one wave; last_block with a counter "
-    "memset because the device cannot launch cooperatively";
+    "automatic: grid = ceil(sqrt(bytes / 256 B)) capped at one wave; last_block with a zeroing "
+    "kernel first because the device cannot launch cooperatively";
 inline constexpr const char* kCaptured =
     "automatic: grid = ceil(sqrt(bytes / 256 B)) capped at one wave; two_kernel because the "
     "stream is being captured into a CUDA graph (a cooperative launch costs more there than a "
     "second PDL launch; no counter, no memset)";
+inline constexpr const char* kCapturedCountedSum =
+    "automatic: grid = ceil(sqrt(bytes / 256 B)) capped at one wave; last_block with the counted "
+    "sum because the stream is being captured into a CUDA graph and the values are 4-byte "
+    "integers (one zeroing kernel, then blocks meet in one atomic word: less than two_kernel's "
+    "fold, and no cooperative launch)";
 inline constexpr const char* kStreamingCaptured =
     "automatic: input >= half the L2 (memory-bound): one wave of 512-thread blocks; two_kernel "
     "because the stream is being captured into a CUDA graph (a cooperative launch costs more "
@@ -174,11 +191,11 @@ inline constexpr const char* kStreamingGridSync =
     "because the device launches cooperatively (no counter, no memset)";
 inline constexpr const char* kStreamingZeroed =
     "automatic: input >= half the L2 (memory-bound): half the 512-thread blocks its kernel fits "
-    "on an SM (two of four); last_block with flagged partials because temp storage is promised "
-    "zeroed (no memset, no fence)";
+    "on an SM (two of four); last_block with flagged partials (a counted sum for 4-byte "
+    "integers) because temp storage is promised zeroed (no zeroing, no fence)";
 inline constexpr const char* kStreamingFallback =
     "automatic: input >= half the L2 (memory-bound): one wave of 512-thread blocks; last_block "
-    "with a counter memset because the device cannot launch cooperatively";
+    "with a zeroing kernel first because the device cannot launch cooperatively";
 }  // namespace rationale
 
 }  // namespace gpureduce::detail

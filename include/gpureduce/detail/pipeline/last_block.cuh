@@ -3,8 +3,10 @@
 // draws the last ticket reduces all partials, in index order with the same rung, and re-arms the
 // counter for the next call. One launch instead of two.
 //
-// Two ways to publish, the same fold order and bits either way:
-// - flagged slots (flagged_slots.cuh), where dispatch provides them: the partial travels with a
+// Three ways to combine, the same bits every way:
+// - for sums of 4-byte integers, one atomic word that counts the blocks and sums their partials
+//   (counted_sum.cuh): the last block's atomic returns the total, nothing is folded.
+// - flagged slots (flagged_slots.cuh), where dispatch provides them (same fold order as below): the partial travels with a
 //   flag, the ticket is relaxed, the last block waits for each flag. No fence on the way.
 // - classic: the partial in a plain array and an acq_rel ticket (ticket.cuh, in place of the
 //   sample's fences), for accumulators other than 4 or 8 bytes, grids above the slot capacity and
@@ -13,6 +15,7 @@
 
 #include <cuda/atomic>
 
+#include "counted_sum.cuh"
 #include "flagged_slots.cuh"
 #include "fold_partials.cuh"
 #include "problem.cuh"
@@ -62,6 +65,14 @@ __device__ __forceinline__ void last_block_epilogue(const KernelArgs<P>& args,
                                                     const typename P::Accum& partial,
                                                     typename P::Accum* shared) {
   using Accum = typename P::Accum;
+  if constexpr (kCountedSumFits<typename P::Op, Accum>) {
+    if (uses_counted_sum<typename P::Op, Accum>(gridDim.x)) {
+      Accum total;
+      if (threadIdx.x == 0 && add_counted(&args.control()->counted_sum, partial, total))
+        write_result(args, total);  // the word is re-armed; the ticket was never drawn
+      return;
+    }
+  }
   if constexpr (kFlaggable<Accum> && Rung::kReadsPartialsByIndex) {
     if (args.flagged) {
       if (!publish_flagged_and_take_ticket(args, partial)) return;

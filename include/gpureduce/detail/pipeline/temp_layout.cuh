@@ -11,12 +11,13 @@
 
 namespace gpureduce::detail {
 
-// Lives at the start of temp storage. All-zero bytes is the "armed" state: the memset of the
-// default path writes it, and every launch that uses it leaves it so.
+// Lives at the start of temp storage. All-zero bytes is the "armed" state: the default path's
+// zeroing kernel (arm.cuh) writes it, and every launch that uses it leaves it so.
 struct ControlBlock {
   unsigned int ticket;                     // blocks finished so far (last_block, atomic)
   unsigned int padding;
   unsigned long long atomic_accumulator;   // atomic pipeline: encoded running result
+  unsigned long long counted_sum;          // last_block, 4-byte integer sums (counted_sum.cuh)
 };
 
 // The most partials the slot region holds, and the bytes of one slot: room for an 8-byte
