@@ -104,14 +104,15 @@ template <class T>
 void last_block_through_the_api() {
   using C = Case<T, T, Op::sum>;
   for (int grid : {2, 3, 64, 2048, 4096, 4097}) {
-    const std::int64_t n = std::int64_t(grid) * 256 * 4 + 5;  // every block has work
+    const std::int64_t n = std::int64_t(grid) * 128 * 4 + 5;  // every block has work
     const std::uint64_t seed = fresh_seed();
     DeviceBuffer<T> in{std::size_t(n)}, out{1}, ref{1};
     ASSERT_TRUE(in.ok() && out.ok() && ref.ok());
     CUDA_OK(fill_random(in.get(), n, seed, Fill::random));
     CUDA_OK(C::cub(in.get(), ref.get(), n));
-    // sequential: 4 waves of resident blocks, room for 4097 blocks on a 132-SM H100 or H200.
-    Options options{Strategy::sequential, Pipeline::last_block, 256, grid};
+    // sequential: 4 waves of resident blocks; 128-thread blocks leave room for 4097 of them on a
+    // 132-SM H100 or H200 (256-thread blocks: 3168 on the H200).
+    Options options{Strategy::sequential, Pipeline::last_block, 128, grid};
     options.temp_storage_zeroed = true;
     SCOPED_TRACE(C::name() + " " + describe(options, n, 0, seed));
     LaunchPlan plan;

@@ -128,7 +128,8 @@ void automatic_inside_capture_keeps_grid_and_bits() {
     cudaGraphExec_t exec;
     CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
     for (int replay = 0; replay < 2; ++replay) {
-      CUDA_OK(prepare_temp_storage(temp.get(), bytes, false));
+      // On the stream: a plain cudaMemset (legacy stream) would not be ordered before the graph.
+      CUDA_OK(cudaMemsetAsync(temp.get(), kPoisonByte, bytes, stream));
       CUDA_OK(cudaMemsetAsync(out.get(), kPoisonByte, sizeof(T), stream));
       CUDA_OK(cudaGraphLaunch(exec, stream));
       CUDA_OK(cudaStreamSynchronize(stream));
