@@ -57,8 +57,9 @@ struct Options {
   int block_threads = 0;  // 0: the strategy's tuned default; else a power of two in [32, 1024]
   int grid_blocks = 0;    // 0: chosen from occupancy and n; else an upper bound on the grid
   // The fast path for last_block and atomic. Those pipelines keep state in temp storage (a ticket
-  // counter; last_block's flagged partial slots). By default each call zeroes it first (a
-  // one-block kernel before the reduction, so uninitialised temp storage works, as in CUB). Set
+  // counter; last_block's flagged partial slots). By default each call zeroes it first (one
+  // cudaMemsetAsync, or inside a stream capture a one-block PDL kernel, so uninitialised temp
+  // storage works, as in CUB). Set
   // this to promise that the storage is already zero: zero-fill it once after allocating it and
   // use it only for gpureduce calls since (of any pipeline, type or size); every launch leaves that
   // state at zero. Then the call is a single kernel launch. Pipeline::automatic zeroes nothing (one
@@ -77,7 +78,7 @@ struct LaunchPlan {
   int block_threads = 0;
   int grid_blocks = 0;
   int items_per_thread = 0;  // elements a thread loads per iteration of its loop
-  int launches = 0;          // kernel launches per call (a zeroing kernel included)
+  int launches = 0;          // kernel launches per call, a zeroing memset or kernel included
   std::size_t temp_storage_bytes = 0;
   // Why this plan: for `automatic`, the rule and device facts behind each choice; otherwise what
   // the caller fixed. Static text, never null.

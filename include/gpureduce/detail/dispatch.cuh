@@ -216,19 +216,27 @@ cudaError_t run_rung(const Request<P>& r) {
     pdl = ptx_version >= 90;
   }
   if (zero_counter) {
-    // The control block, and the slots this grid uses when they carry the partials (pipeline/
-    // arm.cuh: a PDL kernel rather than a memset, which inside a graph cannot start early).
+    // The control block, and the slots this grid uses when they carry the partials: by a memset
+    // per call, by a PDL kernel inside a stream capture (pipeline/arm.cuh says why each).
     const std::size_t slot_bytes = std::size_t(kWordsPerSlot<Accum>) * sizeof(std::uint64_t);
     const std::size_t bytes = flagged ? kFlaggedSlotsOffset + std::size_t(grid) * slot_bytes
                                       : sizeof(ControlBlock);
     static_assert(sizeof(ControlBlock) % sizeof(std::uint64_t) == 0);
-    error = check(launch_kernel(arm_temp_storage_kernel<kArmThreads>,
-                                LaunchShape{1u, unsigned(kArmThreads), 0, r.stream, false, pdl},
-                                reinterpret_cast<std::uint64_t*>(base),
-                                unsigned(bytes / sizeof(std::uint64_t))),
-                  "gpureduce: launching the kernel that zeroes the ticket counter");
-    if (error == cudaSuccess)
-      error = check(cudaGetLastError(), "gpureduce: after launching the counter-zeroing kernel");
+    bool capturing = false;
+    error = stream_is_capturing(r.stream, capturing);
+    if (error != cudaSuccess) return error;
+    if (capturing) {
+      error = check(launch_kernel(arm_temp_storage_kernel<kArmThreads>,
+                                  LaunchShape{1u, unsigned(kArmThreads), 0, r.stream, false, pdl},
+                                  reinterpret_cast<std::uint64_t*>(base),
+                                  unsigned(bytes / sizeof(std::uint64_t))),
+                    "gpureduce: launching the kernel that zeroes the ticket counter");
+      if (error == cudaSuccess)
+        error = check(cudaGetLastError(), "gpureduce: after launching the counter-zeroing kernel");
+    } else {
+      error = check(cudaMemsetAsync(base, 0, bytes, r.stream),
+                    "gpureduce: zeroing the ticket counter");
+    }
     if (error != cudaSuccess) return error;
   }
   error = check(launch_kernel(kernel,

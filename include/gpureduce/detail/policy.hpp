@@ -81,8 +81,8 @@ inline std::int64_t automatic_grid_target(std::uint64_t input_bytes) {
 // The H200 differs at 256 KiB (benchmark/results/h200-2026-11-22c-automatic-sweep.txt): there the
 // 16 x 256 cluster took 2.00 us against 2.10 for this plan, and this plan won from 1 MiB (2.30
 // against 2.59 for grid_sync). One rule for both, so the larger gain wins: last_block.
-// Without that promise the counter and slots would need zeroing per call (then a memset: 2 us
-// inside a graph, the same probe; now a PDL kernel, pipeline/arm.cuh), so: one cluster up to
+// Without that promise the counter and slots would need zeroing per call (a memset: 2 us inside a
+// graph, the same probe; there a PDL kernel now, pipeline/arm.cuh, ~0.5 us), so: one cluster up to
 // 256 KiB, then grid_sync where the device can launch cooperatively (no counter, so nothing to
 // zero: 1.0-1.5 us less per call than last_block + memset on the H200).
 constexpr Pipeline kAutomaticPipelineZeroed = Pipeline::last_block;
@@ -171,8 +171,8 @@ inline constexpr const char* kZeroed =
     "partials (a counted sum for 4-byte integers) because temp storage is promised zeroed (no "
     "zeroing, no fence)";
 inline constexpr const char* kFallback =
-    "automatic: grid = ceil(sqrt(bytes / 256 B)) capped at one wave; last_block with a zeroing "
-    "kernel first because the device cannot launch cooperatively";
+    "automatic: grid = ceil(sqrt(bytes / 256 B)) capped at one wave; last_block with a counter "
+    "memset (a zeroing kernel inside a capture) because the device cannot launch cooperatively";
 inline constexpr const char* kCaptured =
     "automatic: grid = ceil(sqrt(bytes / 256 B)) capped at one wave; two_kernel because the "
     "stream is being captured into a CUDA graph (a cooperative launch costs more there than a "
@@ -195,7 +195,8 @@ inline constexpr const char* kStreamingZeroed =
     "integers) because temp storage is promised zeroed (no zeroing, no fence)";
 inline constexpr const char* kStreamingFallback =
     "automatic: input >= half the L2 (memory-bound): one wave of 512-thread blocks; last_block "
-    "with a zeroing kernel first because the device cannot launch cooperatively";
+    "with a counter memset (a zeroing kernel inside a capture) because the device cannot launch "
+    "cooperatively";
 }  // namespace rationale
 
 }  // namespace gpureduce::detail

@@ -1,15 +1,19 @@
-// Arming storage the caller did not zero: last_block and atomic need their counter (and the
-// flagged slots their region) zero when the reduction kernel starts. Without
-// Options::temp_storage_zeroed, dispatch launches this one-block kernel first; it zeroes those
-// bytes once the previous kernel in the stream is done with them, and the reduction kernel, a PDL
+// Arming storage the caller did not zero inside a stream capture: last_block and atomic need their
+// counter (and the flagged slots their region) zero when the reduction kernel starts. Without
+// Options::temp_storage_zeroed, dispatch zeroes those bytes before every call: per call with
+// cudaMemsetAsync, and while the stream is being captured with this one-block kernel, which zeroes
+// them once the previous kernel in the stream is done with them; the reduction kernel, a PDL
 // launch that waits for it, then finds them zero.
 //
-// Why a kernel and not cudaMemsetAsync (which did this before): inside a CUDA graph a memset node
-// cannot start early the way a PDL kernel does. On an H100 (graph probe run 2,
-// benchmark/results/h100-2026-11-22-graph-probe.txt), last_block after a memset took 4.63 us per
-// reduction at 2^16 floats against 2.33 us on zeroed storage; on an H200 (probe run 18,
-// benchmark/results/h200-2026-11-22i-probe.txt) a kernel like this one added 0.48-0.53 us to the
-// counted-sum kernel (2^16 and 2^20 ints). Per call, outside graphs, either is one more enqueue.
+// Why a kernel inside graphs: a memset node cannot start early the way a PDL kernel does. On an
+// H100 (graph probe run 2, benchmark/results/h100-2026-11-22-graph-probe.txt), last_block after a
+// memset took 4.63 us per reduction at 2^16 floats against 2.33 us on zeroed storage; on an H200
+// (probe run 18, benchmark/results/h200-2026-11-22i-probe.txt) a kernel like this one added
+// 0.48-0.53 us to the counted-sum kernel (2^16 and 2^20 ints).
+// Why not per call: there the kernel cost more than the memset. With it for every call (benchmark
+// run h200-2026-11-22i against -22h, the same machine type, median over the strategies), explicit
+// last_block on unzeroed storage took 1.14x as long at 1K floats, 1.31x at 64K and 1.10x at 1M,
+// and atomic 1.19-1.42x, while two_kernel, which zeroes nothing, stayed at 0.96-1.00x.
 #pragma once
 
 #include <cstdint>

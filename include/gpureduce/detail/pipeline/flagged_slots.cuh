@@ -20,8 +20,8 @@
 // The slots live in a region of temp storage of their own (temp_layout.cuh: kFlaggedSlotCapacity
 // slots at a fixed offset, in every layout), which only this path writes, and the last block
 // leaves it all zero again, as it does the ticket: so it is zero before every call, after the
-// caller zeroed the storage once (Options::temp_storage_zeroed) or the per-call zeroing kernel did
-// (arm.cuh).
+// caller zeroed the storage once (Options::temp_storage_zeroed) or the per-call zeroing did (a
+// memset, or arm.cuh's kernel inside a capture).
 #pragma once
 
 #include <cstdint>

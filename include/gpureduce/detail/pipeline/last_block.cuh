@@ -6,8 +6,9 @@
 // Three ways to combine, the same bits every way:
 // - for sums of 4-byte integers, one atomic word that counts the blocks and sums their partials
 //   (counted_sum.cuh): the last block's atomic returns the total, nothing is folded.
-// - flagged slots (flagged_slots.cuh), where dispatch provides them (same fold order as below): the partial travels with a
-//   flag, the ticket is relaxed, the last block waits for each flag. No fence on the way.
+// - flagged slots (flagged_slots.cuh), where dispatch provides them: the partial travels with a
+//   flag, the ticket is relaxed, the last block waits for each flag, and folds in the classic
+//   path's order. No fence on the way.
 // - classic: the partial in a plain array and an acq_rel ticket (ticket.cuh, in place of the
 //   sample's fences), for accumulators other than 4 or 8 bytes, grids above the slot capacity and
 //   rungs that read partials as an array (cub_block).

@@ -12,7 +12,8 @@
 namespace gpureduce::detail {
 
 // Lives at the start of temp storage. All-zero bytes is the "armed" state: the default path's
-// zeroing kernel (arm.cuh) writes it, and every launch that uses it leaves it so.
+// zeroing (a memset, or arm.cuh's kernel inside a capture) writes it, and every launch that uses
+// it leaves it so.
 struct ControlBlock {
   unsigned int ticket;                     // blocks finished so far (last_block, atomic)
   unsigned int padding;
