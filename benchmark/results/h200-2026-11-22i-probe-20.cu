@@ -5,7 +5,8 @@
 // one load per slot and no spin loop (the flags checked after: a count of unflagged slots is
 // kept); G5 as G1 without clearing the slots (the flag alternates between two values by replay
 // parity instead: each graph holds 100 reductions, an even number, so the parity is per reduction);
-// G6-G8 as G1 with the slots 32, 64 or 128 bytes apart (G9: 8, as G1, the same kernel).
+// G6-G8 as G1 with the slots 32, 64 or 128 bytes apart (G9: 8, as G1, the same kernel); G10 as G9
+// without clearing the slots (run 20b; valid only here, where every replay stores the same values).
 // Build from the repository root:
 //   nvcc -std=c++17 -O3 -arch=sm_90 -Iinclude -Ibenchmark/results -I<build dir> -o probe20
 //     benchmark/results/h200-2026-11-22i-probe-20.cu <build dir>/libgpureduce.a
@@ -17,7 +18,7 @@ __device__ unsigned g_unflagged;
 
 // G6-G8: G1 with each slot alone in STRIDE 8-byte words (32, 64 or 128 bytes apart), so the blocks'
 // slot stores do not share a sector or line.
-template <int STRIDE, int B> __global__ void __launch_bounds__(B) k_pad(const float* in, long long n, unsigned long long* slots, unsigned* counter, float* out) {
+template <int STRIDE, int B, bool kClear = true> __global__ void __launch_bounds__(B) k_pad(const float* in, long long n, unsigned long long* slots, unsigned* counter, float* out) {
   pdl();
   const float s = read_sum_u<float, B, 4>(in, n);
   __shared__ bool last;
@@ -33,7 +34,7 @@ template <int STRIDE, int B> __global__ void __launch_bounds__(B) k_pad(const fl
     unsigned long long w;
     while (((w = ld_relaxed(slots + i * STRIDE)) >> 32) == 0) {}
     t += __uint_as_float(unsigned(w));
-    slots[i * STRIDE] = 0;
+    if constexpr (kClear) slots[i * STRIDE] = 0;
   }
   t = block_sum_t<float, B>(t);
   if (threadIdx.x == 0) { *out = t; *counter = 0; }
@@ -111,6 +112,8 @@ void variants(long long n, int grid) {
     check_row<float>("G7 slots 64 B apart", [=] { return ex(k_pad<8, 256>, grid, 256, in, n, wide, b.counter, out); }, b, ref, n, gc);
     check_row<float>("G8 slots 128 B apart", [=] { return ex(k_pad<16, 256>, grid, 256, in, n, wide, b.counter, out); }, b, ref, n, gc);
     check_row<float>("G9 slots 8 B apart (as G1)", [=] { return ex(k_pad<1, 256>, grid, 256, in, n, wide, b.counter, out); }, b, ref, n, gc);
+    check_row<float>("G10 as G9, slots never cleared", [=] { return ex(k_pad<1, 256, false>, grid, 256, in, n, wide, b.counter, out); }, b, ref, n, gc);
+    CK(cudaMemset(wide, 0, 1 << 20));
     const double t = graph_us([=] { return ex(k_read_u<float, 256, 4>, grid, 256, in, n, static_cast<float*>(b.partials)); });
     printf("  read only                          %8.3f us\n", t);
   }
