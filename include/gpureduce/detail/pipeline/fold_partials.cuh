@@ -1,5 +1,5 @@
 // Block partials -> the total, in index order with the same rung: two_kernel's second kernel,
-// last_block's last block and grid_sync's block 0 all finish this way (so, for a given grid, their
+// last_block's folding block and grid_sync's block 0 all finish this way (so, for a given grid, their
 // floating-point order is the same). The partials were written by other blocks (or an earlier
 // kernel), so they are read through L2 (PartialsReader). The total is valid in thread 0.
 #pragma once
@@ -18,9 +18,15 @@ __device__ __forceinline__ typename P::Accum fold_partials_from(Reader read,
                                                                 std::int64_t count,
                                                                 typename P::Accum* shared) {
   using Accum = typename P::Accum;
-  // The global_memory rung folds through block 0's scratch; `count` is the first pass's grid, which
-  // sized the storage (also in two_kernel's one-block second kernel, where gridDim.x is 1).
-  Accum* scratch = Rung::kUsesGlobalScratch ? args.scratch(count) : nullptr;
+  // The global_memory rung folds through the folding block's own scratch, which its own first pass
+  // has finished with. Not block 0's: last_block's collector folds while other blocks may still be
+  // reducing (it waits only for the slot it reads), and writing into block 0's scratch then raced
+  // with block 0 (caught by BlockAndGrid.FloatSumSmallIntegers under compute-sanitizer synccheck,
+  // grid 3). `count` is the first pass's grid, which sized the storage (also in two_kernel's
+  // one-block second kernel, where gridDim.x is 1 and blockIdx.x 0).
+  Accum* scratch = Rung::kUsesGlobalScratch
+                       ? args.scratch(count) + std::int64_t(blockIdx.x) * blockDim.x
+                       : nullptr;
   return Rung::template reduce<BLOCK, Accum>(read, count, 0, 1, args.op, shared, scratch);
 }
 
