@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "gpu/common.cuh"
+#include "gpureduce/detail/block/global_memory.cuh"
+#include "gpureduce/detail/pipeline/fold_partials.cuh"
 
 namespace gpureduce::testing {
 namespace {
@@ -157,6 +159,64 @@ TEST(FlaggedSlots, ShareOneZeroedBufferWithEveryPipelineInt32Sum) {
 TEST(FlaggedSlots, ShareOneZeroedBufferWithEveryPipelineInt32Max) {
   REQUIRE_GPU();
   share_one_zeroed_buffer_with_every_pipeline<Case<std::int32_t, std::int32_t, Op::max>>();
+}
+
+// The collector folds while other blocks may still be reducing, so a fold must not touch any
+// scratch but its own block's. Block 0 fills its global_memory scratch with a sentinel and holds
+// it while block 1 folds the partials, then checks the sentinel (before the fix, fold_partials
+// used block 0's scratch from any block and wrote over it; compute-sanitizer synccheck caught the
+// resulting wrong sums). Both blocks are resident at once (2 blocks of 64 threads).
+using FoldProblem = detail::Problem<float, float, float, detail::SumOp, float>;
+__global__ void fold_beside_a_busy_block(detail::KernelArgs<FoldProblem> args, int count,
+                                         unsigned* stage, unsigned* clobbered) {
+  extern __shared__ float shared[];
+  ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> step(*stage);
+  float* block0_scratch = args.scratch(count);
+  constexpr float kSentinel = -12345.0f;
+  if (blockIdx.x == 0) {
+    for (unsigned i = threadIdx.x; i < blockDim.x; i += blockDim.x) block0_scratch[i] = kSentinel;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      step.store(1u, ::cuda::memory_order_release);
+      while (step.load(::cuda::memory_order_acquire) != 2u) {}
+    }
+    __syncthreads();
+    for (unsigned i = threadIdx.x; i < blockDim.x; i += blockDim.x)
+      if (::cuda::atomic_ref<float, ::cuda::thread_scope_device>(block0_scratch[i]).load(
+              ::cuda::memory_order_relaxed) != kSentinel)
+        atomicAdd(clobbered, 1u);
+  } else {
+    if (threadIdx.x == 0) while (step.load(::cuda::memory_order_acquire) != 1u) {}
+    __syncthreads();
+    const float total = detail::fold_partials<detail::GlobalMemoryRung, 0>(args, count, shared);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      *args.d_out = total;
+      step.store(2u, ::cuda::memory_order_release);
+    }
+  }
+}
+
+TEST(FlaggedSlots, FoldUsesOnlyItsOwnBlocksScratch) {
+  REQUIRE_GPU();
+  constexpr int kGrid = 2, kThreads = 64, kPartials = kGrid;  // the first pass's grid sizes scratch
+  const std::size_t bytes = detail::temp_storage_total(kPartials, kThreads, sizeof(float), true);
+  DeviceBuffer<unsigned char> temp(bytes);
+  DeviceBuffer<float> out{1};
+  DeviceBuffer<unsigned> counters{2};
+  ASSERT_TRUE(temp.ok() && out.ok() && counters.ok());
+  CUDA_OK(cudaMemset(temp.get(), 0, bytes));
+  CUDA_OK(cudaMemset(counters.get(), 0, 2 * sizeof(unsigned)));
+  const float partials[kPartials] = {1.5f, -4.25f};
+  CUDA_OK(cudaMemcpy(temp.get() + detail::kPartialsOffset, partials, sizeof partials, cudaMemcpyHostToDevice));
+  const detail::KernelArgs<FoldProblem> args{nullptr, out.get(), 0, temp.get(), 0.0f, detail::SumOp{},
+                                            false, std::uint8_t(Pipeline::last_block), false};
+  fold_beside_a_busy_block<<<kGrid, kThreads, kThreads * sizeof(float)>>>(args, kPartials, counters.get(),
+                                                                          counters.get() + 1);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaDeviceSynchronize());
+  EXPECT_EQ(copy_to_host(counters.get() + 1), 0u) << "block 1's fold wrote into block 0's scratch";
+  EXPECT_EQ(copy_to_host(out.get()), 1.5f + -4.25f);
 }
 
 }  // namespace
