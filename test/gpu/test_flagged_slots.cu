@@ -161,11 +161,11 @@ TEST(FlaggedSlots, ShareOneZeroedBufferWithEveryPipelineInt32Max) {
   share_one_zeroed_buffer_with_every_pipeline<Case<std::int32_t, std::int32_t, Op::max>>();
 }
 
-// The collector folds while other blocks may still be reducing, so a fold must not touch any
-// scratch but its own block's. Block 0 fills its global_memory scratch with a sentinel and holds
-// it while block 1 folds the partials, then checks the sentinel (before the fix, fold_partials
-// used block 0's scratch from any block and wrote over it; compute-sanitizer synccheck caught the
-// resulting wrong sums). Both blocks are resident at once (2 blocks of 64 threads).
+// A fold touches no scratch but its own block's, whichever block folds and whatever the others are
+// doing (fold_partials.cuh: block 0's scratch, used before, raced with block 0 under a collector
+// that folded while other blocks still reduced). Block 0 fills its global_memory scratch with a
+// sentinel and holds it while block 1 folds the partials, then checks the sentinel. With the old
+// fold this test failed on the H200. Both blocks are resident at once (2 blocks of 64 threads).
 using FoldProblem = detail::Problem<float, float, float, detail::SumOp, float>;
 __global__ void fold_beside_a_busy_block(detail::KernelArgs<FoldProblem> args, int count,
                                          unsigned* stage, unsigned* clobbered) {

@@ -57,10 +57,6 @@ __global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>, kMinBlocksFor<Rung, P>)
   using Accum = typename P::Accum;
   wait_for_previous_kernel_then_release_next();
   if (finished_empty_input(args)) return;
-  // last_block with flagged slots: the start order first, so that its round trip overlaps the data.
-  const unsigned start_order = args.pipeline_kind() == Pipeline::last_block && args.flagged
-                                   ? take_start_order(args)
-                                   : 0u;
   Accum* shared = dynamic_shared<P>();
   Accum* block_scratch = Rung::kUsesGlobalScratch
                              ? args.scratch(gridDim.x) + std::int64_t(blockIdx.x) * blockDim.x
@@ -71,9 +67,7 @@ __global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>, kMinBlocksFor<Rung, P>)
   if (finished_one_block(args, partial)) return;
   // The epilogues below run only with two or more blocks.
   switch (args.pipeline_kind()) {
-    case Pipeline::last_block:
-      last_block_epilogue<Rung, BLOCK>(args, partial, shared, start_order);
-      break;
+    case Pipeline::last_block: last_block_epilogue<Rung, BLOCK>(args, partial, shared); break;
     case Pipeline::atomic: atomic_epilogue(args, partial); break;
     case Pipeline::grid_sync: grid_sync_epilogue<Rung, BLOCK>(args, partial, shared); break;
     case Pipeline::cluster: cluster_epilogue(args, partial); break;
@@ -118,16 +112,13 @@ __device__ __forceinline__ void reduce_shaped_grid(const KernelArgs<P>& args) {
   using Accum = typename P::Accum;
   wait_for_previous_kernel_then_release_next();
   if (finished_empty_input(args)) return;
-  unsigned start_order = 0;  // flagged last_block: drawn before the data (last_block.cuh)
-  if constexpr (kShape == ShapeKernel::last_block)
-    if (args.flagged) start_order = take_start_order(args);
   Accum* shared = dynamic_shared<P>();
   const Accum partial = Rung::template reduce<BLOCK, Accum>(
       InputReader<typename P::In, Accum>{args.d_in}, args.num_items, std::int64_t(blockIdx.x),
       std::int64_t(gridDim.x), args.op, shared, static_cast<Accum*>(nullptr));
   if (finished_one_block(args, partial)) return;
   if constexpr (kShape == ShapeKernel::cluster) cluster_epilogue(args, partial);
-  else last_block_epilogue<Rung, BLOCK>(args, partial, shared, start_order);
+  else last_block_epilogue<Rung, BLOCK>(args, partial, shared);
 }
 
 template <class Rung, int BLOCK, class P>

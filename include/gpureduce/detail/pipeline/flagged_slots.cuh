@@ -1,7 +1,6 @@
-// last_block's fast way to hand partials to one block: each partial travels with its own
-// "written" flag in the same 64-bit word, so a block publishes it with plain stores, and no fence
-// has to wait for the store to reach L2 first. The block that folds them is the collector: the
-// block that started last (last_block.cuh), which waits for each flag.
+// last_block's fast way to hand partials to the last block: each partial travels with its own
+// "written" flag in the same 64-bit word, so a block publishes it with plain stores and takes its
+// ticket with a relaxed atomic, and no fence has to wait for the store to reach L2 first.
 //
 // Why: with the classic publication (store the partial, then a release fetch-add) every block
 // waits for its store to be acknowledged before its ticket is even sent, and the last block then
@@ -12,18 +11,15 @@
 // 2^20 floats (128 x 256), 2.44 to 2.22 at 2^16 floats (32 x 256) and 2.68 to 2.44 at 2^16
 // doubles (46 x 256).
 //
-// Why it is correct: every block takes a start order from the counter as it starts, and the
-// collector drew the last one, so every other block had started before it: each is resident or
-// done, and none waits for anything, so each will store its slot. The collector spins on each
-// slot until its flag shows, which waits at most for a block that is running (no deadlock,
-// whatever the grid, co-resident or not). Each 64-bit word is one single-copy-atomic store, so a
-// set flag means that word's payload is there too. (Before the collector, the last block to
-// finish took this role through a ticket drawn after its slot store; last_block.cuh says why it
-// changed.)
+// Why it is correct: a block stores its slot before it takes its ticket, so when the last ticket
+// is drawn every slot store has been issued and will land; the last block spins on each slot
+// until its flag shows, which waits at most for a store already in flight (no block it waits for
+// has work left to do, so the spin cannot deadlock, co-resident or not). Each 64-bit word is one
+// single-copy-atomic store, so a set flag means that word's payload is there too.
 //
 // The slots live in a region of temp storage of their own (temp_layout.cuh: kFlaggedSlotCapacity
-// slots at a fixed offset, in every layout), which only this path writes, and the collector
-// leaves it all zero again, as it does the counter: so it is zero before every call, after the
+// slots at a fixed offset, in every layout), which only this path writes, and the last block
+// leaves it all zero again, as it does the ticket: so it is zero before every call, after the
 // caller zeroed the storage once (Options::temp_storage_zeroed) or the per-call zeroing did (a
 // memset, or arm.cuh's kernel inside a capture).
 #pragma once
@@ -67,23 +63,18 @@ __device__ __forceinline__ void publish_flagged(std::uint64_t* slots, unsigned i
   for (int j = 0; j < kWordsPerSlot<Accum>; ++j) store_word_relaxed(slot + j, kSlotWritten | halves[j]);
 }
 
-// Reads partial i for the collector's fold (fold_partials), waiting for its flag: the same
-// values in the same order as PartialsReader would give, so the same bits. The collector's own
-// partial (own_index) comes from its registers: it never publishes it. Then it clears the slot,
-// which re-arms it for the next call: a fold reads each partial exactly once (rung_base.cuh,
-// kReadsPartialsByIndex), so every slot the grid used ends zero (the collector's own was never
-// written), and the kernel boundary orders these stores before the next call's. Clearing here,
-// by the thread that read the slot, needs no barrier; the separate pass after the fold that this
-// replaces needed one.
+// Reads partial i for the last block's fold (fold_partials), waiting for its flag: the same
+// values in the same order as PartialsReader would give, so the same bits. Then it clears the
+// slot, which re-arms it for the next call: a fold reads each partial exactly once (rung_base.cuh,
+// kReadsPartialsByIndex), so every slot the grid used ends zero, and the kernel boundary orders
+// these stores before the next call's. Clearing here, by the thread that read the slot, needs no
+// barrier; the separate pass after the fold that this replaces needed one.
 template <class Accum>
 struct FlaggedPartialsReader {
   using value_type = Accum;
   static constexpr bool kContiguousInput = false;
   std::uint64_t* slots;
-  std::int64_t own_index;
-  Accum own_value;
   __device__ __forceinline__ Accum operator()(std::int64_t i) const {
-    if (i == own_index) return own_value;
     std::uint64_t* slot = slots + i * kWordsPerSlot<Accum>;
     // Every word's load in flight before any is checked: one memory round trip per slot, not one
     // per word.

@@ -19,11 +19,12 @@ __device__ __forceinline__ typename P::Accum fold_partials_from(Reader read,
                                                                 typename P::Accum* shared) {
   using Accum = typename P::Accum;
   // The global_memory rung folds through the folding block's own scratch, which its own first pass
-  // has finished with. Not block 0's: last_block's collector folds while other blocks may still be
-  // reducing (it waits only for the slot it reads), and writing into block 0's scratch then raced
-  // with block 0 (caught by BlockAndGrid.FloatSumSmallIntegers under compute-sanitizer synccheck,
-  // grid 3). `count` is the first pass's grid, which sized the storage (also in two_kernel's
-  // one-block second kernel, where gridDim.x is 1 and blockIdx.x 0).
+  // has finished with, whichever block folds. Block 0's, used before, is free only if block 0 is
+  // done: true of every pipeline here, but not of the collector tried in 8a28981 (the block that
+  // started last folded while others still reduced; reverted, benchmark/results/
+  // h200-2026-11-22i-probe.txt), whose fold wrote over block 0's scratch (wrong sums under
+  // compute-sanitizer synccheck). `count` is the first pass's grid, which sized the storage (also
+  // in two_kernel's one-block second kernel, where gridDim.x is 1 and blockIdx.x 0).
   Accum* scratch = Rung::kUsesGlobalScratch
                        ? args.scratch(count) + std::int64_t(blockIdx.x) * blockDim.x
                        : nullptr;

@@ -15,8 +15,7 @@ namespace gpureduce::detail {
 // zeroing (a memset, or arm.cuh's kernel inside a capture) writes it, and every launch that uses
 // it leaves it so.
 struct ControlBlock {
-  unsigned int ticket;                     // blocks finished so far (last_block, atomic); with
-                                           // flagged slots, blocks started so far (last_block.cuh)
+  unsigned int ticket;                     // blocks finished so far (last_block, atomic)
   unsigned int padding;
   unsigned long long atomic_accumulator;   // atomic pipeline: encoded running result
   unsigned long long counted_sum;          // last_block, 4-byte integer sums (counted_sum.cuh)
