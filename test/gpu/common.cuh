@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -162,6 +163,24 @@ T poison_value() {
 // garbage (poison), which the default path must cope with since CUB's callers never initialise it.
 inline cudaError_t prepare_temp_storage(void* temp, std::size_t bytes, bool zeroed) {
   return cudaMemset(temp, zeroed ? 0 : kPoisonByte, bytes);
+}
+
+// Where temp_layout.cuh puts the state a call leaves behind, restated so that a layout change has
+// to be made on purpose: the control block in the first 256 bytes, then 2048 flagged slots of 16
+// bytes, then the partials.
+constexpr std::size_t kLayoutControlBytes = 256;
+constexpr std::size_t kLayoutPartialsOffset = kLayoutControlBytes + 2048 * 16;
+
+// `count` bytes of device memory from `base + offset`; empty if the copy failed.
+inline std::vector<unsigned char> device_bytes(const unsigned char* base, std::size_t offset,
+                                               std::size_t count) {
+  std::vector<unsigned char> host(count);
+  if (cudaMemcpy(host.data(), base + offset, count, cudaMemcpyDeviceToHost) != cudaSuccess) host.clear();
+  return host;
+}
+// Whether every byte is `value` (false for an empty vector: a failed copy proves nothing).
+inline bool all_bytes_equal(const std::vector<unsigned char>& bytes, unsigned char value) {
+  return !bytes.empty() && std::all_of(bytes.begin(), bytes.end(), [&](unsigned char b) { return b == value; });
 }
 
 template <class T>

@@ -80,20 +80,6 @@ void decodes_extreme_partials() {
 TEST(CountedSum, DecodesExtremePartialsInt32) { REQUIRE_GPU(); decodes_extreme_partials<std::int32_t>(); }
 TEST(CountedSum, DecodesExtremePartialsUint32) { REQUIRE_GPU(); decodes_extreme_partials<std::uint32_t>(); }
 
-// Where temp_layout.cuh puts things: the control block in the first 256 bytes, 2048 slots of 16
-// bytes, then the partials. Restated so that a layout change has to be made on purpose.
-constexpr std::size_t kControlBytes = 256;
-constexpr std::size_t kPartialsOffset = 256 + 2048 * 16;
-
-std::vector<unsigned char> bytes_at(const unsigned char* temp, std::size_t offset, std::size_t count) {
-  std::vector<unsigned char> host(count);
-  if (cudaMemcpy(host.data(), temp + offset, count, cudaMemcpyDeviceToHost) != cudaSuccess) host.clear();
-  return host;
-}
-bool all_equal(const std::vector<unsigned char>& bytes, unsigned char value) {
-  return !bytes.empty() && std::all_of(bytes.begin(), bytes.end(), [&](unsigned char b) { return b == value; });
-}
-
 // Through the API, full-range inputs (sums wrap): bitwise CUB at every grid up to the word's
 // limit and one past it (where the classic partials array takes over: the slots hold 2048), on
 // zeroed storage call after call and on
@@ -126,7 +112,7 @@ void last_block_through_the_api() {
     }
     std::size_t bytes = 0;
     ASSERT_EQ(C::run(nullptr, bytes, in.get(), out.get(), n, nullptr, options), cudaSuccess);
-    ASSERT_GE(bytes, kPartialsOffset + std::size_t(grid) * sizeof(T));
+    ASSERT_GE(bytes, kLayoutPartialsOffset + std::size_t(grid) * sizeof(T));
     DeviceBuffer<unsigned char> temp(bytes);
     ASSERT_TRUE(temp.ok());
     CUDA_OK(cudaMemset(temp.get(), 0, bytes));
@@ -135,7 +121,7 @@ void last_block_through_the_api() {
       ASSERT_EQ(C::run(temp.get(), bytes, in.get(), out.get(), n, nullptr, options), cudaSuccess) << last_error_message();
       CUDA_OK(cudaDeviceSynchronize());
       EXPECT_TRUE(same_bits(copy_to_host(out.get()), copy_to_host(ref.get()))) << "call " << call;
-      EXPECT_TRUE(all_equal(bytes_at(temp.get(), 0, kPartialsOffset), 0)) << "call " << call << " left state behind";
+      EXPECT_TRUE(all_bytes_equal(device_bytes(temp.get(), 0, kLayoutPartialsOffset), 0)) << "call " << call << " left state behind";
     }
     Options per_call = options;
     per_call.temp_storage_zeroed = false;
@@ -144,13 +130,14 @@ void last_block_through_the_api() {
     ASSERT_EQ(C::run(temp.get(), bytes, in.get(), out.get(), n, nullptr, per_call), cudaSuccess) << last_error_message();
     CUDA_OK(cudaDeviceSynchronize());
     EXPECT_TRUE(same_bits(copy_to_host(out.get()), copy_to_host(ref.get()))) << "memset path";
-    const auto partials = bytes_at(temp.get(), kPartialsOffset, std::size_t(grid) * sizeof(T));
+    const auto partials = device_bytes(temp.get(), kLayoutPartialsOffset, std::size_t(grid) * sizeof(T));
+    ASSERT_FALSE(partials.empty());
     if (grid <= 4096) {
-      EXPECT_TRUE(all_equal(bytes_at(temp.get(), kControlBytes, kPartialsOffset - kControlBytes), kPoisonByte))
+      EXPECT_TRUE(all_bytes_equal(device_bytes(temp.get(), kLayoutControlBytes, kLayoutPartialsOffset - kLayoutControlBytes), kPoisonByte))
           << "the counted path touched the slot region";
-      EXPECT_TRUE(all_equal(partials, kPoisonByte)) << "the counted path published partials";
+      EXPECT_TRUE(all_bytes_equal(partials, kPoisonByte)) << "the counted path published partials";
     } else {
-      EXPECT_FALSE(all_equal(partials, kPoisonByte)) << "past the word's limit no partial was written";
+      EXPECT_FALSE(all_bytes_equal(partials, kPoisonByte)) << "past the word's limit no partial was written";
     }
   }
 }

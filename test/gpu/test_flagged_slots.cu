@@ -11,14 +11,10 @@
 namespace gpureduce::testing {
 namespace {
 
-// Where dispatch.cuh puts the control block and the slot region: the first 256 bytes, then
-// 2048 slots of 16 bytes. Restated here so that a layout change has to be made on purpose.
-constexpr std::size_t kControlAndSlotBytes = 256 + 2048 * 16;
-
-// Bytes of the control block and slot region that are not zero.
+// Bytes of the control block and slot region (common.cuh's restated layout) that are not zero.
 std::size_t nonzero_state_bytes(const unsigned char* temp) {
-  std::vector<unsigned char> host(kControlAndSlotBytes);
-  if (cudaMemcpy(host.data(), temp, host.size(), cudaMemcpyDeviceToHost) != cudaSuccess) return ~std::size_t(0);
+  const std::vector<unsigned char> host = device_bytes(temp, 0, kLayoutPartialsOffset);
+  if (host.empty()) return ~std::size_t(0);
   return std::size_t(std::count_if(host.begin(), host.end(), [](unsigned char b) { return b != 0; }));
 }
 
@@ -66,8 +62,9 @@ void rearms_after_every_grid() {
     CUDA_OK(cudaDeviceSynchronize());
     EXPECT_TRUE(same_bits(copy_to_host(out.get()), copy_to_host(ref.get()))) << "memset path";
     const std::size_t slot_bytes = std::size_t(grid) * (sizeof(Out) == 8 ? 16 : 8);
-    std::vector<unsigned char> slots(std::min(slot_bytes, kControlAndSlotBytes - 256));
-    CUDA_OK(cudaMemcpy(slots.data(), temp.get() + 256, slots.size(), cudaMemcpyDeviceToHost));
+    const std::vector<unsigned char> slots = device_bytes(
+        temp.get(), kLayoutControlBytes, std::min(slot_bytes, kLayoutPartialsOffset - kLayoutControlBytes));
+    ASSERT_FALSE(slots.empty());
     const auto zero_bytes = std::size_t(std::count(slots.begin(), slots.end(), 0));
     if (grid <= 2048) EXPECT_EQ(zero_bytes, slots.size()) << "slots not zero after the memset path";
     else EXPECT_EQ(zero_bytes, 0u) << "the classic path touched the slot region";
