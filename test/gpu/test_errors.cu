@@ -57,6 +57,28 @@ TEST_F(BadInput, TempStorageTooSmall) {
     }
   }
 }
+// automatic's one-block plans take a launch path of their own (dispatch.cuh,
+// launch_single_block): it must check the temp storage as the general path does. Block sizes 128
+// and 256 get the shaped one-block kernel; 64 has none and runs the general path.
+TEST_F(BadInput, TempStorageTooSmallAutomaticOneBlock) {
+  Options zeroed;
+  zeroed.temp_storage_zeroed = true;
+  Options block_64;
+  block_64.block_threads = 64;
+  Options block_128;
+  block_128.block_threads = 128;
+  for (const Options& options : {Options{}, zeroed, block_64, block_128}) {
+    for (std::int64_t items : {std::int64_t(1), std::int64_t(4096), kItems}) {
+      std::size_t needed = 0;
+      ASSERT_EQ(DeviceReduce::Sum(nullptr, needed, in_.get(), out_.get(), items, nullptr, options), cudaSuccess);
+      ASSERT_GT(needed, 0u);
+      DeviceBuffer<unsigned char> temp(needed);
+      std::size_t too_small = needed - 1;
+      SCOPED_TRACE(describe(options, items, 0, 0));
+      expect_rejected([&] { return DeviceReduce::Sum(temp.get(), too_small, in_.get(), out_.get(), items, nullptr, options); }, "temp_storage_bytes");
+    }
+  }
+}
 TEST_F(BadInput, BlockThreadsNotAPowerOfTwo) {
   for (int threads : {1, 31, 48, 2048, -32}) {
     Options options{Strategy::sequential, Pipeline::two_kernel, threads};

@@ -59,6 +59,10 @@ struct Request {
   const char* rationale;  // why this plan, for LaunchPlan::rationale
 };
 
+inline constexpr const char* kTempTooSmall =
+    "gpureduce: temp_storage_bytes is smaller than this call needs (query it with "
+    "d_temp_storage == nullptr and the same num_items and options)";
+
 template <class Rung, int BLOCK, class P>
 cudaError_t run_rung(const Request<P>& r) {
   using In = typename P::In;
@@ -196,10 +200,7 @@ cudaError_t run_rung(const Request<P>& r) {
     *r.temp_storage_bytes = temp_bytes;
     return cudaSuccess;
   }
-  if (*r.temp_storage_bytes < temp_bytes)
-    return fail(cudaErrorInvalidValue,
-                "gpureduce: temp_storage_bytes is smaller than this call needs (query it with "
-                "d_temp_storage == nullptr and the same num_items and options)");
+  if (*r.temp_storage_bytes < temp_bytes) return fail(cudaErrorInvalidValue, kTempTooSmall);
 
   auto* base = static_cast<unsigned char*>(r.d_temp_storage);
   const KernelArgs<P> args{r.d_in,    r.d_out,   n, base, r.init, r.op,
@@ -298,6 +299,42 @@ inline bool is_valid(Pipeline p) {
 // The accumulator type, as CUB's accumulator_t: what op(init, input) returns.
 template <class Op, class Init, class In>
 using accum_t = std::decay_t<std::invoke_result_t<Op, Init, In>>;
+
+// automatic's one-block plan, launched: what run_rung does for it (the same kernel, arguments,
+// shared memory, temp-storage check and PDL choice; a grid of one needs no occupancy, grid cap,
+// counter or second kernel), without run_rung's general machinery. Why a path of its own: per
+// call at these sizes the host time before the launch is on the GPU's critical path, since the
+// device is idle until the launch arrives. On an H200 (probe runs 23-24,
+// benchmark/results/h200-2026-11-22l-probe.txt), 4096 ints paired with CUB call by call: the
+// one-block kernel launched directly took 0.97-0.99x CUB's time, with cudaGetDevice and
+// cudaGetLastError around the launch 0.98x, through DeviceReduce::Sum 1.004-1.020x.
+template <class P>
+cudaError_t launch_single_block(void (*kernel)(KernelArgs<P>), const KernelArgs<P>& args,
+                                std::size_t temp_storage_bytes, int block_threads, int device,
+                                const DeviceFacts& facts, cudaStream_t stream) {
+  using Accum = typename P::Accum;
+  using Rung = VectorizedRung;  // kAutomaticStrategy's rung: shape_kernel_for built `kernel`
+  static_assert(!Rung::kUsesGlobalScratch);
+  if (temp_storage_bytes < temp_storage_total(1, block_threads, sizeof(Accum), false))
+    return fail(cudaErrorInvalidValue, kTempTooSmall);
+  bool pdl = false;
+  if (facts.programmatic_launch) {
+    int ptx_version = 0;
+    const cudaError_t error =
+        kernel_ptx_version(device, reinterpret_cast<const void*>(kernel), ptx_version);
+    if (error != cudaSuccess) return error;
+    pdl = ptx_version >= 90;
+  }
+  const cudaError_t error =
+      check(launch_kernel(kernel,
+                          LaunchShape{1u, unsigned(block_threads),
+                                      Rung::shared_bytes(block_threads, sizeof(Accum)), stream,
+                                      false, pdl},
+                          args),
+            "gpureduce: launching the reduction kernel");
+  if (error != cudaSuccess) return error;
+  return check(cudaGetLastError(), "gpureduce: after launching the reduction kernel");
+}
 
 // Validates, resolves `automatic`, and runs (or only sizes, or only plans) one reduction.
 template <class In, class Out, class Op, class Init>
@@ -424,6 +461,15 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
   else if (rationale == rationale::kZeroed || rationale == rationale::kStreamingZeroed ||
            rationale == rationale::kCapturedCountedSum)
     shape = ShapeKernel::last_block;
+  if (shape == ShapeKernel::one_block && plan == nullptr && d_temp_storage != nullptr) {
+    static_assert(kAutomaticStrategy == Strategy::vectorized);
+    if (auto kernel = shape_kernel_for<VectorizedRung, P>(shape, resolved.block_threads)) {
+      const KernelArgs<P> args{d_in, d_out, num_items, static_cast<unsigned char*>(d_temp_storage),
+                               init, op, fold_init, std::uint8_t(resolved.pipeline), false};
+      return launch_single_block(kernel, args, *temp_storage_bytes, resolved.block_threads,
+                                 device, facts, stream);
+    }
+  }
   const Request<P> request{d_temp_storage, temp_storage_bytes, d_in,  d_out,
                            num_items,      op,                 init,  fold_init,
                            stream,         resolved,           plan,  device,

@@ -91,6 +91,9 @@ __global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>, kMinBlocksFor<Rung, P>)
 // at 4096 floats, through the library 1.01-1.03x; the extra host time was cudaGetDevice
 // (0.037 us), the capture query (0.055 us; now asked only where it can change the launch) and
 // ~0.03 us of dispatch. With that and the smaller KernelArgs (problem.cuh): 0.99-1.00x (run 15).
+// Later runs put 4096 ints back at 1.009-1.020x, and the same kernel launched directly at
+// 0.98-0.99x (probe runs 23-24, benchmark/results/h200-2026-11-22l-probe.txt); dispatch now
+// launches this plan by a short path of its own (dispatch.cuh, launch_single_block).
 enum class ShapeKernel { none, one_block, cluster, last_block };
 
 template <class Rung, int BLOCK, class P>
