@@ -307,7 +307,9 @@ using accum_t = std::decay_t<std::invoke_result_t<Op, Init, In>>;
 // device is idle until the launch arrives. On an H200 (probe runs 23-24,
 // benchmark/results/h200-2026-11-22l-probe.txt), 4096 ints paired with CUB call by call: the
 // one-block kernel launched directly took 0.97-0.99x CUB's time, with cudaGetDevice and
-// cudaGetLastError around the launch 0.98x, through DeviceReduce::Sum 1.004-1.020x.
+// cudaGetLastError around the launch 0.98-0.99x, through DeviceReduce::Sum 1.004-1.020x; through
+// this path 0.995-1.004x (run 24b, the two builds alternated). What is left over the direct launch
+// is validation and plan resolution in reduce().
 template <class P>
 cudaError_t launch_single_block(void (*kernel)(KernelArgs<P>), const KernelArgs<P>& args,
                                 std::size_t temp_storage_bytes, int block_threads, int device,
