@@ -29,10 +29,11 @@ DeviceLimits device_limits() {
   return limits;
 }
 
-// The rule, restated independently of the library: ceil(sqrt(bytes / 256)).
+// The rule, restated independently of the library: the smallest power of two g with
+// g * g * 256 >= bytes (ceil(sqrt(bytes / 256)) rounded up to a power of two).
 std::int64_t sqrt_rule(std::int64_t bytes) {
-  std::int64_t g = std::int64_t(std::sqrt(double(bytes) / 256.0));
-  while (g * g * 256 < bytes) ++g;
+  std::int64_t g = 1;
+  while (g * g * 256 < bytes) g *= 2;
   return g;
 }
 

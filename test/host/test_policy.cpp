@@ -53,18 +53,24 @@ TEST(Policy, StreamingFromHalfTheL2AndNeverInTheClusterRange) {
   EXPECT_TRUE(automatic_is_streaming(kAutomaticClusterMaxBytes + 1, 64 * KiB));
 }
 
-TEST(Policy, GridTargetIsTheCeilingOfSqrtBytesOver256) {
+TEST(Policy, GridTargetIsTheCeilingOfSqrtBytesOver256RoundedUpToAPowerOfTwo) {
   for (std::uint64_t bytes : {std::uint64_t(1), std::uint64_t(255), std::uint64_t(256),
                               std::uint64_t(257), std::uint64_t(256 * KiB + 1), std::uint64_t(MiB),
                               std::uint64_t(16 * MiB), std::uint64_t(16 * MiB) + 1,
                               std::uint64_t(1) << 33, (std::uint64_t(1) << 36) + 12345}) {
     const std::int64_t g = automatic_grid_target(bytes);
     SCOPED_TRACE(bytes);
-    EXPECT_GE(std::uint64_t(g) * std::uint64_t(g) * 256, bytes);
-    EXPECT_LT(std::uint64_t(g - 1) * std::uint64_t(g - 1) * 256, bytes);
+    EXPECT_EQ(g & (g - 1), 0) << g << " is not a power of two";
+    EXPECT_GE(std::uint64_t(g) * std::uint64_t(g) * 256, bytes);  // at least the square root
+    if (g > 1) {  // and the smallest power of two that is
+      const std::uint64_t half = std::uint64_t(g / 2);
+      EXPECT_LT(half * half * 256, bytes);
+    }
   }
   EXPECT_EQ(automatic_grid_target(std::uint64_t(MiB)), 64);  // the sweep's best at 1 MiB
   EXPECT_EQ(automatic_grid_target(std::uint64_t(4 * MiB)), 128);
+  EXPECT_EQ(automatic_grid_target(std::uint64_t(2 * MiB)), 128);  // probe run 27: not sqrt's 91
+  EXPECT_EQ(automatic_grid_target(std::uint64_t(8 * MiB)), 256);  // not 182
 }
 
 }  // namespace

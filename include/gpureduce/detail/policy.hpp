@@ -57,8 +57,8 @@ constexpr int automatic_single_block_threads(unsigned long long input_bytes) {
   return threads;
 }
 
-// Above it, the grid: ceil(sqrt(input bytes / kAutomaticGridBytesScale)), capped at one wave of
-// resident blocks. Why a square root: a block's serial work grows as bytes / grid and the partials
+// Above it, the grid: ceil(sqrt(input bytes / kAutomaticGridBytesScale)) rounded up to a power of
+// two, capped at one wave of resident blocks. Why a square root: a block's serial work grows as bytes / grid and the partials
 // pass as grid, so t(grid) ~ a * bytes / grid + b * grid, least at grid = sqrt(a / b * bytes).
 // The constant is the measured a / b: an H200 sweep (2026-11-22, float sum, one last-block kernel
 // with 1-32 vectors per thread; issue 4's closing note has the table) was fastest at 64 blocks for
@@ -66,9 +66,23 @@ constexpr int automatic_single_block_threads(unsigned long long input_bytes) {
 // grids of 16-64 were within 0.2 us. From 256 MiB up, grids of 400 to 2100 blocks were within 1%
 // of each other (bandwidth-bound), so the one-wave cap costs nothing there, and whether the input
 // fits in L2 did not move the best grid.
+// Why the power of two: those best grids are the square root exactly, at byte counts that are
+// powers of four. At the other powers of two (doubles and half floats at 2^k items, 4-byte types
+// at odd k) the root falls between, e.g. 91 blocks at 2 MiB and 182 at 8 MiB, and the next power
+// of two was faster on the zeroed last_block kernel inside graphs, measured on the same buffers over
+// six allocations on two machines (H200, probe runs 27-28, benchmark/results/
+// h200-2026-11-22l-probe.txt): 2^18 doubles 2.38-2.41 us at 128 blocks against 2.55 at 91; 2^20
+// doubles 3.24-3.25 at 256 against 3.30-3.31 at 182; 2^21 floats 3.03 at 256 against 3.08 at
+// 182; 2^16 doubles 2.23 at 64 against 2.25 at 46. Power-of-two inputs then split into whole
+// batches of VectorizedRung::kVectorsInFlight vectors per thread, with no ragged last batch
+// (vectorized.cuh says what that batch cost).
 constexpr double kAutomaticGridBytesScale = 256.0;
 inline std::int64_t automatic_grid_target(std::uint64_t input_bytes) {
-  return std::int64_t(std::ceil(std::sqrt(double(input_bytes) / kAutomaticGridBytesScale)));
+  const auto root =
+      std::int64_t(std::ceil(std::sqrt(double(input_bytes) / kAutomaticGridBytesScale)));
+  std::int64_t grid = 1;
+  while (grid < root) grid *= 2;
+  return grid;
 }
 
 // Above the one-block limit, the pipeline. Given Options::temp_storage_zeroed: last_block, whose
