@@ -25,6 +25,20 @@ __device__ __forceinline__ void wait_for_previous_kernel_then_release_next() {
 #endif
 }
 
+// The same two instructions in the other order, for a kernel with little work of its own (the arm
+// kernel, pipeline/arm.cuh): the next kernel may launch while this one still waits. The next
+// kernel's griddepcontrol.wait still waits for this one to complete, so the order is as correct;
+// what it changes is when the next kernel's blocks arrive. A reduction kernel keeps the order
+// above: triggered first, it cost 0.8 us per reduction at 2^20 items inside graphs (probe run 29,
+// benchmark/results/h200-2026-11-22l-probe.txt), its dependents' blocks arriving while it still
+// had its data to read.
+__device__ __forceinline__ void release_next_then_wait_for_previous_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 struct LaunchShape {
   unsigned grid_blocks;
   unsigned block_threads;

@@ -25,10 +25,20 @@ namespace gpureduce::detail {
 inline constexpr int kArmThreads = 256;
 
 // Zeroes `words` 8-byte words from `temp` (every region it arms is a multiple of 8 bytes).
+//
+// Unlike every other kernel here it lets the reduction kernel launch before it waits (launch.cuh
+// says why the others wait first). That is as correct: the reduction's griddepcontrol.wait blocks
+// until this grid has completed and its zeros are visible, whenever the trigger came, and this grid
+// completes only after its own wait on the previous kernel. It lets the reduction's launch overlap
+// this kernel's wait. Inside graphs on an H200 (probe run 29, benchmark/results/
+// h200-2026-11-22l-probe.txt; three allocations, alternated), this kernel plus the counted-sum
+// kernel took 1.79-1.80 us against 1.85-1.86 at 2^16 ints, and 2.41-2.43 against 2.44-2.46 at
+// 2^20. The same early trigger in the reduction kernel itself lost 0.8 us at 2^20 ints and floats:
+// its dependents' blocks then launched while it still had its data to read.
 template <int kThreads>
 __global__ void __launch_bounds__(kThreads) arm_temp_storage_kernel(std::uint64_t* temp,
                                                                     unsigned words) {
-  wait_for_previous_kernel_then_release_next();  // the previous call may still own these bytes
+  release_next_then_wait_for_previous_kernel();  // the previous call may still own these bytes
   for (unsigned i = threadIdx.x; i < words; i += kThreads) temp[i] = 0;
 }
 
