@@ -63,6 +63,32 @@ inline constexpr const char* kTempTooSmall =
     "gpureduce: temp_storage_bytes is smaller than this call needs (query it with "
     "d_temp_storage == nullptr and the same num_items and options)";
 
+// Whether launches of `kernel` (and of the partials and arm kernels, which come from the same
+// compilation) may allow PDL: it needs an sm_90+ device and kernel code that waits (launch.cuh):
+// code compiled for an older virtual architecture, JIT-compiled here, has no
+// griddepcontrol.wait, so it is launched without the attribute.
+inline cudaError_t pdl_allowed(int device, const DeviceFacts& facts, const void* kernel,
+                               bool& pdl) {
+  pdl = false;
+  if (!facts.programmatic_launch) return cudaSuccess;
+  int ptx_version = 0;
+  const cudaError_t error = kernel_ptx_version(device, kernel, ptx_version);
+  if (error != cudaSuccess) return error;
+  pdl = ptx_version >= 90;
+  return cudaSuccess;
+}
+
+// One launch, checked twice: the launch's own answer (`launching`), then cudaGetLastError
+// (`after`), each error recorded with its message.
+template <class... Params, class... Args>
+cudaError_t launch_checked(void (*kernel)(Params...), const LaunchShape& shape,
+                           const char* launching, const char* after, Args&&... args) {
+  const cudaError_t error =
+      check(launch_kernel(kernel, shape, static_cast<Args&&>(args)...), launching);
+  if (error != cudaSuccess) return error;
+  return check(cudaGetLastError(), after);
+}
+
 template <class Rung, int BLOCK, class P>
 cudaError_t run_rung(const Request<P>& r) {
   using In = typename P::In;
@@ -205,17 +231,9 @@ cudaError_t run_rung(const Request<P>& r) {
   auto* base = static_cast<unsigned char*>(r.d_temp_storage);
   const KernelArgs<P> args{r.d_in,    r.d_out,   n, base, r.init, r.op,
                            r.fold_init, std::uint8_t(pipeline), flagged};
-  // PDL needs an sm_90+ device and kernel code that waits (launch.cuh): code compiled for an
-  // older virtual architecture, JIT-compiled here, has no griddepcontrol.wait, so it is launched
-  // without the attribute. The partials and arm kernels come from the same compilation as
-  // first_pass.
   bool pdl = false;
-  if (r.facts.programmatic_launch) {
-    int ptx_version = 0;
-    error = kernel_ptx_version(r.device, reinterpret_cast<const void*>(first_pass), ptx_version);
-    if (error != cudaSuccess) return error;
-    pdl = ptx_version >= 90;
-  }
+  error = pdl_allowed(r.device, r.facts, reinterpret_cast<const void*>(first_pass), pdl);
+  if (error != cudaSuccess) return error;
   if (zero_counter) {
     // The control block, and the slots this grid uses when they carry the partials: by a memset
     // per call, by a PDL kernel inside a stream capture (pipeline/arm.cuh says why each).
@@ -227,36 +245,30 @@ cudaError_t run_rung(const Request<P>& r) {
     error = stream_is_capturing(r.stream, capturing);
     if (error != cudaSuccess) return error;
     if (capturing) {
-      error = check(launch_kernel(arm_temp_storage_kernel<kArmThreads>,
-                                  LaunchShape{1u, unsigned(kArmThreads), 0, r.stream, false, pdl},
-                                  reinterpret_cast<std::uint64_t*>(base),
-                                  unsigned(bytes / sizeof(std::uint64_t))),
-                    "gpureduce: launching the kernel that zeroes the ticket counter");
-      if (error == cudaSuccess)
-        error = check(cudaGetLastError(), "gpureduce: after launching the counter-zeroing kernel");
+      error = launch_checked(arm_temp_storage_kernel<kArmThreads>,
+                             LaunchShape{1u, unsigned(kArmThreads), 0, r.stream, false, pdl},
+                             "gpureduce: launching the kernel that zeroes the ticket counter",
+                             "gpureduce: after launching the counter-zeroing kernel",
+                             reinterpret_cast<std::uint64_t*>(base),
+                             unsigned(bytes / sizeof(std::uint64_t)));
     } else {
       error = check(cudaMemsetAsync(base, 0, bytes, r.stream),
                     "gpureduce: zeroing the ticket counter");
     }
     if (error != cudaSuccess) return error;
   }
-  error = check(launch_kernel(kernel,
-                              LaunchShape{unsigned(grid), unsigned(block_threads), shared_bytes,
-                                          r.stream, cooperative, pdl, cluster_blocks},
-                              args),
-                cooperative ? "gpureduce: launching the reduction kernel cooperatively"
-                            : "gpureduce: launching the reduction kernel");
-  if (error == cudaSuccess)
-    error = check(cudaGetLastError(), "gpureduce: after launching the reduction kernel");
+  error = launch_checked(kernel,
+                         LaunchShape{unsigned(grid), unsigned(block_threads), shared_bytes,
+                                     r.stream, cooperative, pdl, cluster_blocks},
+                         cooperative ? "gpureduce: launching the reduction kernel cooperatively"
+                                     : "gpureduce: launching the reduction kernel",
+                         "gpureduce: after launching the reduction kernel", args);
   if (error != cudaSuccess || !second_kernel) return error;
-  error = check(launch_kernel(reduce_partials_kernel<Rung, BLOCK, P>,
-                              LaunchShape{1u, unsigned(block_threads), shared_bytes, r.stream,
-                                          false, pdl},
-                              args, int(grid)),
-                "gpureduce: launching the partials kernel");
-  if (error == cudaSuccess)
-    error = check(cudaGetLastError(), "gpureduce: after launching the partials kernel");
-  return error;
+  return launch_checked(reduce_partials_kernel<Rung, BLOCK, P>,
+                        LaunchShape{1u, unsigned(block_threads), shared_bytes, r.stream, false,
+                                    pdl},
+                        "gpureduce: launching the partials kernel",
+                        "gpureduce: after launching the partials kernel", args, int(grid));
 }
 
 template <class Rung, class P, int... Sizes>
@@ -320,22 +332,15 @@ cudaError_t launch_single_block(void (*kernel)(KernelArgs<P>), const KernelArgs<
   if (temp_storage_bytes < temp_storage_total(1, block_threads, sizeof(Accum), false))
     return fail(cudaErrorInvalidValue, kTempTooSmall);
   bool pdl = false;
-  if (facts.programmatic_launch) {
-    int ptx_version = 0;
-    const cudaError_t error =
-        kernel_ptx_version(device, reinterpret_cast<const void*>(kernel), ptx_version);
-    if (error != cudaSuccess) return error;
-    pdl = ptx_version >= 90;
-  }
   const cudaError_t error =
-      check(launch_kernel(kernel,
-                          LaunchShape{1u, unsigned(block_threads),
-                                      Rung::shared_bytes(block_threads, sizeof(Accum)), stream,
-                                      false, pdl},
-                          args),
-            "gpureduce: launching the reduction kernel");
+      pdl_allowed(device, facts, reinterpret_cast<const void*>(kernel), pdl);
   if (error != cudaSuccess) return error;
-  return check(cudaGetLastError(), "gpureduce: after launching the reduction kernel");
+  return launch_checked(kernel,
+                        LaunchShape{1u, unsigned(block_threads),
+                                    Rung::shared_bytes(block_threads, sizeof(Accum)), stream,
+                                    false, pdl},
+                        "gpureduce: launching the reduction kernel",
+                        "gpureduce: after launching the reduction kernel", args);
 }
 
 // Validates, resolves `automatic`, and runs (or only sizes, or only plans) one reduction.
