@@ -2,10 +2,13 @@
 // intact and in order, the slot region and the counter are left zero after every call, and the
 // region is safe to share with every other pipeline on one zeroed-once buffer.
 #include <algorithm>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include "gpu/common.cuh"
 #include "gpureduce/detail/block/global_memory.cuh"
+#include "gpureduce/detail/pipeline/flagged_slots.cuh"
 #include "gpureduce/detail/pipeline/fold_partials.cuh"
 
 namespace gpureduce::testing {
@@ -214,6 +217,54 @@ TEST(FlaggedSlots, FoldUsesOnlyItsOwnBlocksScratch) {
   CUDA_OK(cudaDeviceSynchronize());
   EXPECT_EQ(copy_to_host(counters.get() + 1), 0u) << "block 1's fold wrote into block 0's scratch";
   EXPECT_EQ(copy_to_host(out.get()), 1.5f + -4.25f);
+}
+
+// An 8-byte partial is two words, and a reader can load them while only one has landed: it must
+// wait for both (flagged_slots.cuh re-polls every missing word). Block 1 publishes one word, lets
+// block 0 read, and only ~20 us later publishes the other, so block 0's first loads find one word
+// flagged and the other still zero; a reader that trusted the first load of either word would
+// return a wrong half. Each order is tried; afterwards both words must be zero (re-armed).
+__global__ void read_slot_while_its_second_word_is_late(std::uint64_t* slots, int early_word,
+                                                        double value, double* got, unsigned* stage) {
+  if (threadIdx.x != 0) return;
+  ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> step(*stage);
+  std::uint32_t halves[2];
+  memcpy(halves, &value, sizeof value);
+  if (blockIdx.x == 1) {
+    detail::store_word_relaxed(slots + early_word, detail::kSlotWritten | halves[early_word]);
+    step.store(1u, ::cuda::memory_order_release);
+    std::uint64_t start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now)); while (now - start < 20000);
+    const int late_word = 1 - early_word;
+    detail::store_word_relaxed(slots + late_word, detail::kSlotWritten | halves[late_word]);
+  } else {
+    while (step.load(::cuda::memory_order_acquire) != 1u) {}
+    *got = detail::FlaggedPartialsReader<double>{slots}(0);
+  }
+}
+
+TEST(FlaggedSlots, ReaderWaitsForBothWordsOfAnEightBytePartial) {
+  REQUIRE_GPU();
+  const double value = -3.141592653589793;  // both halves non-zero
+  for (int early_word : {0, 1}) {
+    SCOPED_TRACE("word " + std::to_string(early_word) + " published first");
+    DeviceBuffer<std::uint64_t> slots{2};
+    DeviceBuffer<double> got{1};
+    DeviceBuffer<unsigned> stage{1};
+    ASSERT_TRUE(slots.ok() && got.ok() && stage.ok());
+    CUDA_OK(cudaMemset(slots.get(), 0, 2 * sizeof(std::uint64_t)));
+    CUDA_OK(cudaMemset(got.get(), 0x7f, sizeof(double)));  // poison
+    CUDA_OK(cudaMemset(stage.get(), 0, sizeof(unsigned)));
+    read_slot_while_its_second_word_is_late<<<2, 32>>>(slots.get(), early_word, value, got.get(),
+                                                       stage.get());
+    CUDA_OK(cudaGetLastError());
+    CUDA_OK(cudaDeviceSynchronize());
+    const double result = copy_to_host(got.get());
+    EXPECT_EQ(std::memcmp(&result, &value, sizeof value), 0) << "read " << result;
+    EXPECT_EQ(copy_to_host(slots.get()), 0u);
+    EXPECT_EQ(copy_to_host(slots.get() + 1), 0u);
+  }
 }
 
 }  // namespace

@@ -69,24 +69,53 @@ __device__ __forceinline__ void publish_flagged(std::uint64_t* slots, unsigned i
 // kReadsPartialsByIndex), so every slot the grid used ends zero, and the kernel boundary orders
 // these stores before the next call's. Clearing here, by the thread that read the slot, needs no
 // barrier; the separate pass after the fold that this replaces needed one.
+//
+// An 8-byte partial is two words, stored one after the other, so a load can find the first word
+// there and the second not yet. Every missing word is re-loaded together, one round trip per
+// re-poll: waiting on the first word and only then on the second, as this did before, let a load
+// of the second word that had returned stale cost a round trip of its own. Inside graphs on an
+// H200 (probe run 31, benchmark/results/h200-2026-11-22o-probe.txt; three allocations, alternated)
+// the zeroed last_block kernel went from 2.24-2.25 to 2.15-2.16 us at 2^16 doubles, 2.43-2.45 to
+// 2.21-2.37 at 2^18 and 3.23-3.27 to 3.15-3.18 at 2^20. One word keeps the loop it had: the same
+// wait, and the 4-byte kernels' code stays byte-for-byte what was measured before (a loop of the
+// general shape changed it, and the shape of a spin loop has cost 0.1-0.3 us in probes 21 and 31).
 template <class Accum>
 struct FlaggedPartialsReader {
   using value_type = Accum;
   static constexpr bool kContiguousInput = false;
+  static constexpr int kWords = kWordsPerSlot<Accum>;
   std::uint64_t* slots;
+
+  __device__ __forceinline__ static bool any_missing(const std::uint64_t (&words)[kWords]) {
+    bool missing = false;
+#pragma unroll
+    for (int j = 0; j < kWords; ++j) missing |= (words[j] & kSlotWritten) == 0;
+    return missing;
+  }
+
   __device__ __forceinline__ Accum operator()(std::int64_t i) const {
-    std::uint64_t* slot = slots + i * kWordsPerSlot<Accum>;
+    std::uint64_t* slot = slots + i * kWords;
     // Every word's load in flight before any is checked: one memory round trip per slot, not one
     // per word.
-    std::uint64_t words[kWordsPerSlot<Accum>];
+    std::uint64_t words[kWords];
 #pragma unroll
-    for (int j = 0; j < kWordsPerSlot<Accum>; ++j) words[j] = load_word_relaxed(slot + j);
-    std::uint32_t halves[kWordsPerSlot<Accum>];
+    for (int j = 0; j < kWords; ++j) words[j] = load_word_relaxed(slot + j);
+    std::uint32_t halves[kWords];
+    if constexpr (kWords == 1) {
+      while ((words[0] & kSlotWritten) == 0) words[0] = load_word_relaxed(slot);
+      halves[0] = std::uint32_t(words[0]);
+      slot[0] = 0;
+    } else {
+      while (any_missing(words)) {
 #pragma unroll
-    for (int j = 0; j < kWordsPerSlot<Accum>; ++j) {
-      while ((words[j] & kSlotWritten) == 0) words[j] = load_word_relaxed(slot + j);
-      halves[j] = std::uint32_t(words[j]);
-      slot[j] = 0;
+        for (int j = 0; j < kWords; ++j)
+          if ((words[j] & kSlotWritten) == 0) words[j] = load_word_relaxed(slot + j);
+      }
+#pragma unroll
+      for (int j = 0; j < kWords; ++j) {
+        halves[j] = std::uint32_t(words[j]);
+        slot[j] = 0;
+      }
     }
     Accum value;
     memcpy(&value, halves, sizeof(Accum));
