@@ -178,24 +178,25 @@ inline constexpr const char* kCluster =
     "automatic: one cluster of up to 16 blocks (64 KiB < input <= 256 KiB; blocks meet at the "
     "cluster barrier and fold through distributed shared memory: no counter, no memset)";
 inline constexpr const char* kGridSync =
-    "automatic: grid = ceil(sqrt(bytes / 256 B)) capped at one wave; grid_sync because the device "
-    "launches cooperatively (no counter, no memset)";
+    "automatic: grid = ceil(sqrt(bytes / 256 B)) rounded up to a power of two, capped at one "
+    "wave; grid_sync because the device launches cooperatively (no counter, no memset)";
 inline constexpr const char* kZeroed =
-    "automatic: grid = ceil(sqrt(bytes / 256 B)) capped at one wave; last_block with flagged "
-    "partials (a counted sum for 4-byte integers) because temp storage is promised zeroed (no "
-    "zeroing, no fence)";
+    "automatic: grid = ceil(sqrt(bytes / 256 B)) rounded up to a power of two, capped at one "
+    "wave; last_block with flagged partials (a counted sum for 4-byte integers) because temp "
+    "storage is promised zeroed (no zeroing, no fence)";
 inline constexpr const char* kFallback =
-    "automatic: grid = ceil(sqrt(bytes / 256 B)) capped at one wave; last_block with a counter "
-    "memset (a zeroing kernel inside a capture) because the device cannot launch cooperatively";
+    "automatic: grid = ceil(sqrt(bytes / 256 B)) rounded up to a power of two, capped at one "
+    "wave; last_block with a counter memset (a zeroing kernel inside a capture) because the "
+    "device cannot launch cooperatively";
 inline constexpr const char* kCaptured =
-    "automatic: grid = ceil(sqrt(bytes / 256 B)) capped at one wave; two_kernel because the "
-    "stream is being captured into a CUDA graph (a cooperative launch costs more there than a "
-    "second PDL launch; no counter, no memset)";
+    "automatic: grid = ceil(sqrt(bytes / 256 B)) rounded up to a power of two, capped at one "
+    "wave; two_kernel because the stream is being captured into a CUDA graph (a cooperative "
+    "launch costs more there than a second PDL launch; no counter, no memset)";
 inline constexpr const char* kCapturedCountedSum =
-    "automatic: grid = ceil(sqrt(bytes / 256 B)) capped at one wave; last_block with the counted "
-    "sum because the stream is being captured into a CUDA graph and the values are 4-byte "
-    "integers (one zeroing kernel, then blocks meet in one atomic word: less than two_kernel's "
-    "fold, and no cooperative launch)";
+    "automatic: grid = ceil(sqrt(bytes / 256 B)) rounded up to a power of two, capped at one "
+    "wave; last_block with the counted sum because the stream is being captured into a CUDA "
+    "graph and the values are 4-byte integers (one zeroing kernel, then blocks meet in one "
+    "atomic word: less than two_kernel's fold, and no cooperative launch)";
 inline constexpr const char* kStreamingCaptured =
     "automatic: input >= half the L2 (memory-bound): one wave of 512-thread blocks; two_kernel "
     "because the stream is being captured into a CUDA graph (a cooperative launch costs more "
