@@ -61,6 +61,11 @@ TEST(Graphs, EachPipelineReplaysWithChangingInput) {
 // So that "same bits" can fail, half the grid must give other bits somewhere. Sums of 4-byte
 // integers below the streaming range launch last_block there instead (a zeroing kernel, then the
 // counted word), same grid and storage; their bits are CUB's whatever the order.
+// The problem DeviceReduce::Sum<T, T> builds (a shaped kernel is looked up by it).
+template <class T>
+using SumProblem = detail::Problem<T, T, detail::accum_t<detail::sum_op_t<T, T>, T, T>,
+                                   detail::sum_op_t<T, T>, T>;
+
 template <class T>
 void automatic_inside_capture_keeps_grid_and_bits() {
   using C = Case<T, T, Op::sum>;
@@ -116,13 +121,26 @@ void automatic_inside_capture_keeps_grid_and_bits() {
     std::vector<cudaGraphNode_t> list(nodes);
     CUDA_OK(cudaGraphGetNodes(graph, list.data(), &nodes));
     int kernels = 0;
+    bool launches_shaped_first_pass = false;
+    const auto shaped_first_pass = reinterpret_cast<void*>(
+        detail::shape_kernel_for<detail::VectorizedRung, SumProblem<T>>(detail::ShapeKernel::two_kernel,
+                                                                         inside.block_threads));
     for (cudaGraphNode_t node : list) {
       cudaGraphNodeType type;
       CUDA_OK(cudaGraphNodeGetType(node, &type));
-      kernels += type == cudaGraphNodeTypeKernel;
+      if (type != cudaGraphNodeTypeKernel) continue;
+      ++kernels;
+      cudaKernelNodeParams params{};
+      CUDA_OK(cudaGraphKernelNodeGetParams(node, &params));
+      launches_shaped_first_pass |= shaped_first_pass != nullptr && params.func == shaped_first_pass;
     }
     EXPECT_EQ(kernels, inside.launches) << "the graph holds what the plan says, and no memset";
     EXPECT_EQ(int(nodes), inside.launches);
+    // automatic's two_kernel plan launches the first pass built for its block size (kernels.cuh),
+    // which must give the general kernel's bits (checked against the uncaptured call below).
+    if (inside.pipeline == Pipeline::two_kernel && inside.grid_blocks > 1)
+      EXPECT_TRUE(launches_shaped_first_pass) << "no kernel node runs reduce_first_pass_kernel<"
+                                              << inside.block_threads << ">";
 
     // Replayed on garbage storage twice: the zeroing kernel (where there is one) arms it each time.
     cudaGraphExec_t exec;

@@ -55,7 +55,7 @@ struct Request {
   DeviceFacts facts;
   bool automatic_grid;    // size the grid by automatic_grid_target (policy.hpp)
   bool half_room_grid;    // at most automatic_streaming_zeroed_blocks_per_sm per SM (policy.hpp)
-  ShapeKernel shape;      // automatic's one-block, cluster or zeroed last_block plan (kernels.cuh)
+  ShapeKernel shape;      // automatic's plans that have a kernel of their own (kernels.cuh)
   const char* rationale;  // why this plan, for LaunchPlan::rationale
 };
 
@@ -156,9 +156,10 @@ cudaError_t run_rung(const Request<P>& r) {
   // grid_sync needs every block resident at once: at most one wave, whatever the strategy's policy.
   const int waves = pipeline == Pipeline::grid_sync ? 1 : policy_for(r.options.strategy).waves;
   std::int64_t cap = std::int64_t(occupancy) * sms * waves;
-  // automatic's one-block, cluster and zeroed last_block plans launch the kernel built for their
-  // shape, where there is one for this block size: same rung, same arguments, same bits, fewer
-  // instructions.
+  // automatic's one-block, cluster, zeroed last_block and captured two_kernel plans launch the
+  // kernel built for their shape (the first pass, for two_kernel), where there is one for this
+  // block size: same rung, same arguments, same bits, fewer instructions. The grid was sized
+  // above from the general kernel's occupancy, as before.
   auto kernel = first_pass;
   if constexpr (std::is_same_v<Rung, VectorizedRung>)
     if (auto shaped = shape_kernel_for<Rung, P>(r.shape, block_threads)) kernel = shaped;
@@ -468,6 +469,8 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
   else if (rationale == rationale::kZeroed || rationale == rationale::kStreamingZeroed ||
            rationale == rationale::kCapturedCountedSum)
     shape = ShapeKernel::last_block;
+  else if (rationale == rationale::kCaptured || rationale == rationale::kStreamingCaptured)
+    shape = ShapeKernel::two_kernel;
   if (shape == ShapeKernel::one_block && plan == nullptr && d_temp_storage != nullptr) {
     static_assert(kAutomaticStrategy == Strategy::vectorized);
     if (auto kernel = shape_kernel_for<VectorizedRung, P>(shape, resolved.block_threads)) {

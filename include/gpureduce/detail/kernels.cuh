@@ -76,9 +76,10 @@ __global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>, kMinBlocksFor<Rung, P>)
 }
 
 // Kernels built for the shape of `automatic`'s plans: one block (inputs up to 64 KiB), one cluster
-// (up to 256 KiB) and, on zeroed storage, last_block (below). Each reduces in the same order as
-// reduce_input_kernel launched with the same Options, so it gives the same bits
-// (test_automatic.cu checks it), with the block size known at compile time and only its own
+// (up to 256 KiB), on zeroed storage last_block, and inside a capture two_kernel's first pass
+// (below). Each reduces in the same order as reduce_input_kernel launched with the same Options, so
+// it gives the same bits (test_automatic.cu and test_graphs_streams.cu check it), with the block
+// size known at compile time and only its own
 // epilogue: fewer instructions, and at these sizes
 // the instructions after one memory round trip are the time. On an H200 at 4096 floats (scratch,
 // 2026-11-22; issue 4's note), per reduction in a graph: a minimal one-block kernel 0.96 us,
@@ -94,7 +95,7 @@ __global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>, kMinBlocksFor<Rung, P>)
 // Later runs put 4096 ints back at 1.009-1.020x, and the same kernel launched directly at
 // 0.98-0.99x (probe runs 23-24, benchmark/results/h200-2026-11-22l-probe.txt); dispatch now
 // launches this plan by a short path of its own (dispatch.cuh, launch_single_block).
-enum class ShapeKernel { none, one_block, cluster, last_block };
+enum class ShapeKernel { none, one_block, cluster, last_block, two_kernel };
 
 template <class Rung, int BLOCK, class P>
 __global__ void __launch_bounds__(BLOCK, 1) reduce_one_block_kernel(KernelArgs<P> args) {
@@ -108,8 +109,14 @@ __global__ void __launch_bounds__(BLOCK, 1) reduce_one_block_kernel(KernelArgs<P
   if (threadIdx.x == 0) write_result(args, total);
 }
 
-// automatic's many-block plans, each with only its own epilogue: one cluster and, on zeroed
-// storage, last_block with flagged slots. The two kernels below share this body.
+// automatic's many-block plans, each with only its own epilogue: one cluster, on zeroed storage
+// last_block with flagged slots, and inside a stream capture two_kernel's first pass (whose second
+// kernel stays reduce_partials_kernel). The three kernels below share this body.
+//
+// The first pass for two_kernel: inside graphs on an H200, against reduce_input_kernel with the
+// same grid, on the same buffers over three allocations (probe runs 33 and 35, benchmark/results/
+// h200-2026-11-22o-probe.txt), 2^20 doubles 3.31-3.33 -> 3.23-3.25 us per reduction, 2^18 doubles
+// 0.01-0.05 us less, 2^16 doubles the same; floats from 2^18 to 2^22 within +-0.03 us, no sign.
 template <class Rung, int BLOCK, class P, ShapeKernel kShape>
 __device__ __forceinline__ void reduce_shaped_grid(const KernelArgs<P>& args) {
   using Accum = typename P::Accum;
@@ -121,6 +128,7 @@ __device__ __forceinline__ void reduce_shaped_grid(const KernelArgs<P>& args) {
       std::int64_t(gridDim.x), args.op, shared, static_cast<Accum*>(nullptr));
   if (finished_one_block(args, partial)) return;
   if constexpr (kShape == ShapeKernel::cluster) cluster_epilogue(args, partial);
+  else if constexpr (kShape == ShapeKernel::two_kernel) two_kernel_epilogue(args, partial);
   else last_block_epilogue<Rung, BLOCK>(args, partial, shared);
 }
 
@@ -141,10 +149,16 @@ __global__ void __launch_bounds__(BLOCK) reduce_last_block_kernel(KernelArgs<P> 
 }
 
 template <class Rung, int BLOCK, class P>
+__global__ void __launch_bounds__(BLOCK) reduce_first_pass_kernel(KernelArgs<P> args) {
+  reduce_shaped_grid<Rung, BLOCK, P, ShapeKernel::two_kernel>(args);
+}
+
+template <class Rung, int BLOCK, class P>
 constexpr auto shape_kernel(ShapeKernel shape) -> void (*)(KernelArgs<P>) {
   switch (shape) {
     case ShapeKernel::one_block: return reduce_one_block_kernel<Rung, BLOCK, P>;
     case ShapeKernel::cluster: return reduce_cluster_kernel<Rung, BLOCK, P>;
+    case ShapeKernel::two_kernel: return reduce_first_pass_kernel<Rung, BLOCK, P>;
     default: return reduce_last_block_kernel<Rung, BLOCK, P>;
   }
 }
