@@ -1,6 +1,8 @@
 // `automatic` (issue 4): the plan follows the documented rules of detail/policy.hpp on this device,
 // and the answers stay CUB's around the rules' boundaries. Speed is the benchmarks' business.
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "gpu/common.cuh"
 
@@ -212,6 +214,52 @@ void check_shape_kernels() {
 // Float only: the fixed-point inputs of double and half sum exactly at these sizes, so no order
 // would show in their bits.
 TEST(Automatic, ShapeKernelsHaveTheGeneralKernelsBitsFloat) { REQUIRE_GPU(); check_shape_kernels<Case<float, float, Op::sum>>(); }
+
+// block_reduce_shuffle_full (every thread holds a value) must give thread 0 the bits of
+// block_reduce_shuffle with all threads valid: the vectorized rung takes it whenever a block is
+// full, so every automatic plan's bits rest on it. Random floats, whose sums round, at every block
+// size; a block's values summed in another order (lane order, sequentially) must differ somewhere,
+// or equal bits would prove nothing.
+__global__ void both_block_trees(const float* in, float* out) {
+  extern __shared__ float warp_totals[];
+  const float mine = in[blockIdx.x * blockDim.x + threadIdx.x];
+  const detail::SumOp op{};
+  const float prefix = detail::block_reduce_shuffle(mine, int(blockDim.x), op, warp_totals);
+  __syncthreads();  // warp 0 may still read warp_totals (shuffle_reduce.cuh)
+  const float full = detail::block_reduce_shuffle_full(mine, op, warp_totals);
+  if (threadIdx.x == 0) {
+    float sequential = 0.0f;
+    for (unsigned i = 0; i < blockDim.x; ++i) sequential += in[blockIdx.x * blockDim.x + i];
+    out[3 * blockIdx.x] = prefix;
+    out[3 * blockIdx.x + 1] = full;
+    out[3 * blockIdx.x + 2] = sequential;
+  }
+}
+
+TEST(Automatic, FullBlockTreeHasThePrefixTreesBits) {
+  REQUIRE_GPU();
+  constexpr int kBlocks = 64;
+  int order_shows = 0;
+  for (int threads : {32, 64, 128, 256, 512, 1024}) {
+    const std::uint64_t seed = fresh_seed();
+    SCOPED_TRACE("block " + std::to_string(threads) + " seed " + std::to_string(seed));
+    DeviceBuffer<float> in{std::size_t(kBlocks) * threads}, out{3 * kBlocks};
+    ASSERT_TRUE(in.ok() && out.ok());
+    CUDA_OK(fill_random(in.get(), std::int64_t(kBlocks) * threads, seed, Fill::random));
+    CUDA_OK(cudaMemset(out.get(), kPoisonByte, 3 * kBlocks * sizeof(float)));
+    both_block_trees<<<kBlocks, threads, (threads / 32) * sizeof(float)>>>(in.get(), out.get());
+    CUDA_OK(cudaGetLastError());
+    CUDA_OK(cudaDeviceSynchronize());
+    std::vector<float> host(3 * kBlocks);
+    CUDA_OK(cudaMemcpy(host.data(), out.get(), host.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int b = 0; b < kBlocks; ++b) {
+      EXPECT_TRUE(same_bits(host[3 * b + 1], host[3 * b])) << "block " << b << ": full tree "
+          << show(host[3 * b + 1]) << " vs prefix tree " << show(host[3 * b]);
+      order_shows += !same_bits(host[3 * b + 2], host[3 * b]);
+    }
+  }
+  EXPECT_GT(order_shows, 0) << "no block's sum depends on the order: the inputs cannot tell trees apart";
+}
 
 // The zeroed streaming plan is half the room its kernel (reduce_last_block_kernel) has on a
 // multiprocessor: inside graphs, grids that filled 3 of 4 places took 1.2-1.9x the time of 2 of 4,

@@ -1,5 +1,5 @@
 // Beyond the seeds: 128-bit loads, kVectorsInFlight of them issued before the first is used, then
-// the R8 shuffle reduction. Fixes what R8 leaves: one 4-byte load per instruction and little
+// the R8 shuffle reduction (without its lane tests when every thread holds a value). Fixes what R8 leaves: one 4-byte load per instruction and little
 // memory-level parallelism per thread. Misaligned starts (d_in + 1) are handled by peeling the
 // elements before the first 16-byte boundary (and the ragged tail) into scalar loads of block 0.
 #pragma once
@@ -144,6 +144,7 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
         first_free = first_free > l.head ? first_free : l.head;
         first_free = first_free > tail ? first_free : tail;
       }
+      if (first_free == threads) return block_reduce_shuffle_full(mine.value, op, shared);
       return block_reduce_shuffle(mine.value, int(first_free), op, shared);
     }
   }
@@ -179,6 +180,7 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
     int valid = vector_count < BLOCK ? vector_count : BLOCK;
     valid = valid > head ? valid : head;
     valid = valid > tail ? valid : tail;
+    if (valid == BLOCK) return block_reduce_shuffle_full(mine.value, op, shared);
     return block_reduce_shuffle(mine.value, valid, op, shared);
   }
 };
