@@ -79,9 +79,8 @@ __global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>, kMinBlocksFor<Rung, P>)
 // (up to 256 KiB), on zeroed storage last_block, and inside a capture two_kernel's first pass
 // (below). Each reduces in the same order as reduce_input_kernel launched with the same Options, so
 // it gives the same bits (test_automatic.cu and test_graphs_streams.cu check it), with the block
-// size known at compile time and only its own
-// epilogue: fewer instructions, and at these sizes
-// the instructions after one memory round trip are the time. On an H200 at 4096 floats (scratch,
+// size known at compile time and only its own epilogue: fewer instructions, and at these sizes the
+// instructions after one memory round trip are the time. On an H200 at 4096 floats (scratch,
 // 2026-11-22; issue 4's note), per reduction in a graph: a minimal one-block kernel 0.96 us,
 // reduce_input_kernel with one block 1.19 us, CUB's single-tile kernel 1.24 us; per call between
 // events, the minimal kernel 0.93x CUB and reduce_input_kernel 1.02x. reduce_one_block_kernel

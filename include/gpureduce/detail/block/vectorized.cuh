@@ -1,7 +1,8 @@
 // Beyond the seeds: 128-bit loads, kVectorsInFlight of them issued before the first is used, then
-// the R8 shuffle reduction (without its lane tests when every thread holds a value). Fixes what R8 leaves: one 4-byte load per instruction and little
-// memory-level parallelism per thread. Misaligned starts (d_in + 1) are handled by peeling the
-// elements before the first 16-byte boundary (and the ragged tail) into scalar loads of block 0.
+// the R8 shuffle reduction (without its lane tests when every thread holds a value). Fixes what R8
+// leaves: one 4-byte load per instruction and little memory-level parallelism per thread.
+// Misaligned starts (d_in + 1) are handled by peeling the elements before the first 16-byte
+// boundary (and the ragged tail) into scalar loads of block 0.
 #pragma once
 
 #include <cstring>
