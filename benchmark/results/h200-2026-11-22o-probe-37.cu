@@ -1,10 +1,10 @@
-// Probe run 37 (2026-11-22o), probe 36 changed: probe 36 found the harness's read loop 0.06-0.09 us
+// Probe runs 36 and 37 (2026-11-22o); run 36 is "probe37 36" (without the full-block tree's rows,
+// over its own sizes), run 37 is "probe37". Run 37: probe 36 found the harness's read loop 0.06-0.09 us
 // faster than the library's first pass on the same buffers, about the same at every size: a fixed
 // cost, not a per-batch one. The SASS (cuobjdump, this session) shows the library's kernel ~60
 // instructions longer outside the loop, much of it block_reduce_shuffle's valid-prefix tests. Here
 // a third first pass: the library's loop, and the plain shuffle tree when every thread of the
-// block holds a value (the same adds in the same order, so the same bits). Probe 36 reads:
-// Probe run 36 (2026-11-22o), probe 35 changed: is the "data loop gap" (the harness's read loop
+// block holds a value (the same adds in the same order, so the same bits). Run 36: is the "data loop gap" (the harness's read loop
 // 0.1-0.2 us faster than the library's at 2^20 floats in graphs, graph probe runs 7-12, 23, 32)
 // real, or where the partials lay? Until now the two were timed on different partials buffers.
 // Here both first passes write the same partials array, folded by the same one-block kernel.
@@ -18,10 +18,11 @@
 // fold with a strided reader: same order, same bits). Two allocations of storage x three skews.
 // Library at 4de3d0b. Build from the repository root:
 //   nvcc -std=c++17 -O3 -arch=sm_90 -Iinclude -Ibenchmark/results -o probe37
-//     benchmark/results/h200-2026-11-22o-probe-37.cu <build dir>/libgpureduce.a
+//     benchmark/results/h200-2026-11-22o-probe-37.cu   (then: probe37 36, or probe37) <build dir>/libgpureduce.a
 #include "h200-2026-11-22d-graph-probe-harness.cuh"
 
 namespace d = gpureduce::detail;
+static bool kRun36 = false;  // "probe37 36": run 36's rows and sizes
 template <class T> using PT = d::Problem<T, T, T, d::sum_op_t<T, T>, T>;
 using VR = d::VectorizedRung;
 
@@ -124,7 +125,7 @@ template <class T> void size_rows(const char* tname, long long n) {
       rows.push_back({"library first pass" + tag, [=] {
         cudaError_t e = launch_pdl(k_first<T>, g, 256, smem, a, 1);
         return e == cudaSuccess ? launch_pdl(k_fold<T>, 1, 256, smem, a, g, 1) : e; }});
-      rows.push_back({"library loop, full-block tree" + tag, [=] {
+      if (!kRun36) rows.push_back({"library loop, full-block tree" + tag, [=] {
         cudaError_t e = launch_pdl(k_first_full<T>, g, 256, smem, a);
         return e == cudaSuccess ? launch_pdl(k_fold<T>, 1, 256, smem, a, g, 1) : e; }});
       if constexpr (std::is_same_v<T, float>)
@@ -146,10 +147,15 @@ template <class T> void size_rows(const char* tname, long long n) {
   }
 }
 
-int main() {
+int main(int argc, char** argv) {
+  kRun36 = argc > 1 && std::string(argv[1]) == "36";
   CK(cudaStreamCreateWithFlags(&S, cudaStreamNonBlocking)); cudaEventCreate(&e0); cudaEventCreate(&e1);
   cudaDeviceProp prop; CK(cudaGetDeviceProperties(&prop, 0)); printf("%s\n", prop.name);
-  size_rows<float>("f32", 1 << 16); size_rows<float>("f32", 1 << 20); size_rows<float>("f32", 1 << 22);
-  size_rows<double>("f64", 1 << 18); size_rows<double>("f64", 1 << 20);
+  if (kRun36) {
+    for (int log2n : {16, 18, 20, 21, 22}) size_rows<float>("f32", 1LL << log2n);
+  } else {
+    size_rows<float>("f32", 1 << 16); size_rows<float>("f32", 1 << 20); size_rows<float>("f32", 1 << 22);
+    size_rows<double>("f64", 1 << 18); size_rows<double>("f64", 1 << 20);
+  }
   printf("done\n");
 }

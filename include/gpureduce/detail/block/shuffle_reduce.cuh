@@ -19,6 +19,32 @@ __device__ __forceinline__ Accum warp_reduce_prefix(Accum value, int valid_lanes
   return value;
 }
 
+// Lanes 0..31 all hold values: the same shuffles and adds as warp_reduce_prefix with 32 valid
+// lanes, without its lane tests. A lane whose neighbour is past the warp's end adds garbage, but
+// lane 0 never reads such a lane: at offset o it reads lane o, whose earlier adds all came from
+// lanes below 32. So lane 0 gets the same bits.
+template <class Accum, class Op>
+__device__ __forceinline__ Accum warp_reduce_full(Accum value, Op op) {
+#pragma unroll
+  for (int offset = kWarpThreads / 2; offset > 0; offset >>= 1)
+    value = op(value, shuffle_down(value, offset));
+  return value;
+}
+
+// The block trees' second stage: after lane 0 of each warp holding values has parked its warp's
+// total in `warp_totals`, warp 0 folds them (the first ceil(valid / 32)). Result on thread 0.
+template <class Accum, class Op>
+__device__ __forceinline__ Accum fold_warp_totals(Accum value, int valid, int warp, int lane,
+                                                  Op op, Accum* warp_totals) {
+  __syncthreads();
+  const int valid_warps = (valid + kWarpThreads - 1) / kWarpThreads;
+  if (warp == 0) {
+    if (lane < valid_warps) value = warp_totals[lane];
+    value = warp_reduce_prefix(value, valid_warps, op);
+  }
+  return value;
+}
+
 // `valid` threads (a prefix of the block, at least one) hold values. Result on thread 0.
 // `warp_totals` is shared memory with room for one Accum per warp; warp 0 may still be reading it
 // on return, so a caller that reuses it must pass a __syncthreads first. Every caller that reduces
@@ -34,38 +60,23 @@ __device__ __forceinline__ Accum block_reduce_shuffle(Accum value, int valid, Op
   warp_valid = warp_valid < 0 ? 0 : (warp_valid > kWarpThreads ? kWarpThreads : warp_valid);
   value = warp_reduce_prefix(value, warp_valid, op);
   if (lane == 0 && warp_valid > 0) warp_totals[warp] = value;
-  __syncthreads();
-  const int valid_warps = (valid + kWarpThreads - 1) / kWarpThreads;
-  if (warp == 0) {
-    if (lane < valid_warps) value = warp_totals[lane];
-    value = warp_reduce_prefix(value, valid_warps, op);
-  }
-  return value;
+  return fold_warp_totals(value, valid, warp, lane, op, warp_totals);
 }
 
 // block_reduce_shuffle for a block whose every thread holds a value (blockDim.x a multiple of 32,
-// as every block size here is): the same adds in the same order for thread 0, without the lane
-// tests of the first stage. A lane whose neighbour is past the warp's end adds garbage, but thread
-// 0 never reads such a lane: at offset o it reads lane o, whose earlier adds all came from lanes
-// below 32. Why it exists: the lane tests are on every block's path after its last load, and at
-// 2^20 floats inside graphs this tree took 0.02-0.03 us off a reduction, 0.04-0.08 us for doubles
-// (probe run 37, benchmark/results/h200-2026-11-22o-probe.txt; same buffers, six placements).
+// as every block size here is): the same adds in the same order for thread 0 (warp_reduce_full
+// says why), without the first stage's lane tests. Why it exists: those tests are on every block's
+// path after its last load, and at 2^20 floats inside graphs this tree took 0.02-0.03 us off a
+// reduction, 0.04-0.08 us for doubles (probe run 37, benchmark/results/
+// h200-2026-11-22o-probe.txt; same buffers, six placements).
 template <class Accum, class Op>
 __device__ __forceinline__ Accum block_reduce_shuffle_full(Accum value, Op op, Accum* warp_totals) {
   const int tid = int(threadIdx.x);
   const int warp = tid / kWarpThreads;
   const int lane = tid % kWarpThreads;
-#pragma unroll
-  for (int offset = kWarpThreads / 2; offset > 0; offset >>= 1)
-    value = op(value, shuffle_down(value, offset));
+  value = warp_reduce_full(value, op);
   if (lane == 0) warp_totals[warp] = value;
-  __syncthreads();
-  const int warps = int(blockDim.x) / kWarpThreads;
-  if (warp == 0) {
-    if (lane < warps) value = warp_totals[lane];
-    value = warp_reduce_prefix(value, warps, op);
-  }
-  return value;
+  return fold_warp_totals(value, int(blockDim.x), warp, lane, op, warp_totals);
 }
 
 }  // namespace gpureduce::detail
