@@ -261,6 +261,62 @@ TEST(Automatic, FullBlockTreeHasThePrefixTreesBits) {
   EXPECT_GT(order_shows, 0) << "no block's sum depends on the order: the inputs cannot tell trees apart";
 }
 
+// fold_partials_in_warp (two_kernel's one-warp second kernel) must give lane 0 the bits of the
+// block fold it restates: BLOCK threads, thread t holding partial t for t < count, then
+// block_reduce_shuffle over those count threads. Every count from 1 to BLOCK, for each block size
+// the kernel is built for; random floats, and a sequential order that must differ somewhere.
+template <int BLOCK>
+__global__ void block_fold_of_partials(const float* in, float* out) {
+  extern __shared__ float warp_totals[];
+  const int count = int(blockIdx.x) + 1;
+  const float* partials = in + std::int64_t(blockIdx.x) * BLOCK;
+  float mine = 0.0f;
+  if (int(threadIdx.x) < count) mine = partials[threadIdx.x];
+  const float total = detail::block_reduce_shuffle(mine, count, detail::SumOp{}, warp_totals);
+  if (threadIdx.x == 0) {
+    float sequential = 0.0f;
+    for (int i = 0; i < count; ++i) sequential += partials[i];
+    out[3 * blockIdx.x] = total;
+    out[3 * blockIdx.x + 2] = sequential;
+  }
+}
+template <int BLOCK>
+__global__ void warp_fold_of_partials(const float* in, float* out) {
+  const int count = int(blockIdx.x) + 1;
+  const detail::PartialsReader<float> read{in + std::int64_t(blockIdx.x) * BLOCK};
+  const float total = detail::fold_partials_in_warp<BLOCK>(read, count, detail::SumOp{});
+  if (threadIdx.x == 0) out[3 * blockIdx.x + 1] = total;
+}
+template <int BLOCK>
+void check_warp_fold(int& order_shows) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("block " + std::to_string(BLOCK) + " seed " + std::to_string(seed));
+  DeviceBuffer<float> in{std::size_t(BLOCK) * BLOCK}, out{3 * std::size_t(BLOCK)};
+  ASSERT_TRUE(in.ok() && out.ok());
+  CUDA_OK(fill_random(in.get(), std::int64_t(BLOCK) * BLOCK, seed, Fill::random));
+  CUDA_OK(cudaMemset(out.get(), kPoisonByte, 3 * BLOCK * sizeof(float)));
+  block_fold_of_partials<BLOCK><<<BLOCK, BLOCK, (BLOCK / 32) * sizeof(float)>>>(in.get(), out.get());
+  CUDA_OK(cudaGetLastError());
+  warp_fold_of_partials<BLOCK><<<BLOCK, 32>>>(in.get(), out.get());
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaDeviceSynchronize());
+  std::vector<float> host(3 * BLOCK);
+  CUDA_OK(cudaMemcpy(host.data(), out.get(), host.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  for (int c = 0; c < BLOCK; ++c) {
+    EXPECT_TRUE(same_bits(host[3 * c + 1], host[3 * c])) << c + 1 << " partials: one warp "
+        << show(host[3 * c + 1]) << " vs the block " << show(host[3 * c]);
+    order_shows += !same_bits(host[3 * c + 2], host[3 * c]);
+  }
+}
+TEST(Automatic, WarpFoldHasTheBlockFoldsBits) {
+  REQUIRE_GPU();
+  int order_shows = 0;
+  check_warp_fold<128>(order_shows);
+  check_warp_fold<256>(order_shows);
+  check_warp_fold<512>(order_shows);
+  EXPECT_GT(order_shows, 0) << "no count's sum depends on the order: the inputs cannot tell folds apart";
+}
+
 // The zeroed streaming plan is half the room its kernel (reduce_last_block_kernel) has on a
 // multiprocessor: inside graphs, grids that filled 3 of 4 places took 1.2-1.9x the time of 2 of 4,
 // and 2 of 3 (f64 Min/Max) 1.33x CUB's (policy.hpp). The room comes from the kernel's register

@@ -127,7 +127,7 @@ void automatic_inside_capture_keeps_grid_and_bits() {
     std::vector<cudaGraphNode_t> list(nodes);
     CUDA_OK(cudaGraphGetNodes(graph, list.data(), &nodes));
     int kernels = 0;
-    bool launches_shaped_first_pass = false;
+    bool launches_shaped_first_pass = false, launches_warp_fold = false;
     for (cudaGraphNode_t node : list) {
       cudaGraphNodeType type;
       CUDA_OK(cudaGraphNodeGetType(node, &type));
@@ -140,6 +140,8 @@ void automatic_inside_capture_keeps_grid_and_bits() {
       const char* name = nullptr;
       CUDA_OK(cudaFuncGetName(&name, params.func));
       launches_shaped_first_pass |= name != nullptr && first_pass_kernel_name(name, inside.block_threads);
+      launches_warp_fold |= name != nullptr &&
+                            std::string(name).find("reduce_partials_in_warp_kernel") != std::string::npos;
     }
     EXPECT_EQ(kernels, inside.launches) << "the graph holds what the plan says, and no memset";
     EXPECT_EQ(int(nodes), inside.launches);
@@ -148,6 +150,11 @@ void automatic_inside_capture_keeps_grid_and_bits() {
     if (inside.pipeline == Pipeline::two_kernel && inside.grid_blocks > 1)
       EXPECT_TRUE(launches_shaped_first_pass) << "no kernel node runs reduce_first_pass_kernel<"
                                               << inside.block_threads << ">";
+    // ... and, for 4-byte sums whose grid fits one block's worth of partials, the one-warp second
+    // kernel (kernels.cuh; its bits against the uncaptured call below).
+    if (inside.pipeline == Pipeline::two_kernel && inside.grid_blocks > 1)
+      EXPECT_EQ(launches_warp_fold, sizeof(T) == 4 && inside.grid_blocks <= inside.block_threads)
+          << "reduce_partials_in_warp_kernel";
 
     // Replayed on garbage storage twice: the zeroing kernel (where there is one) arms it each time.
     cudaGraphExec_t exec;

@@ -35,18 +35,34 @@ __device__ __forceinline__ T load_cg(const T* p) {
   return value;
 }
 
-// __shfl_down_sync for any trivially copyable type, moved as 32-bit words.
-template <class T>
-__device__ __forceinline__ T shuffle_down(T value, int delta) {
+// A warp shuffle of any trivially copyable type, moved as 32-bit words; `move` shuffles one word.
+template <class T, class Move>
+__device__ __forceinline__ T shuffle_words(T value, Move move) {
   static_assert(std::is_trivially_copyable_v<T>, "shuffled values must be trivially copyable");
   constexpr int kWords = int((sizeof(T) + 3) / 4);
   unsigned words[kWords] = {};
   memcpy(words, &value, sizeof(T));
 #pragma unroll
-  for (int i = 0; i < kWords; ++i) words[i] = __shfl_down_sync(kFullWarpMask, words[i], delta);
+  for (int i = 0; i < kWords; ++i) words[i] = move(words[i]);
   T result;
   memcpy(&result, words, sizeof(T));
   return result;
+}
+
+// __shfl_down_sync for any trivially copyable type.
+template <class T>
+__device__ __forceinline__ T shuffle_down(T value, int delta) {
+  return shuffle_words(value, [delta](unsigned word) {
+    return __shfl_down_sync(kFullWarpMask, word, delta);
+  });
+}
+
+// __shfl_sync (one lane's value to every lane) for any trivially copyable type.
+template <class T>
+__device__ __forceinline__ T shuffle_from(T value, int source_lane) {
+  return shuffle_words(value, [source_lane](unsigned word) {
+    return __shfl_sync(kFullWarpMask, word, source_lane);
+  });
 }
 
 // Reads input element i converted to the accumulator type (plain load: the input is read-only).
@@ -67,6 +83,15 @@ struct PartialsReader {
   static constexpr bool kContiguousInput = false;
   const Accum* data;
   __device__ __forceinline__ Accum operator()(std::int64_t i) const { return load_cg(data + i); }
+  // Partials first, first + stride, ... (N of them, those below count) into out: all in flight
+  // at once (fold_partials_in_warp).
+  template <int N>
+  __device__ __forceinline__ void read_strided(int first, int stride, int count,
+                                               Accum (&out)[N]) const {
+#pragma unroll
+    for (int k = 0; k < N; ++k)
+      if (first + k * stride < count) out[k] = load_cg(data + first + k * stride);
+  }
 };
 
 }  // namespace gpureduce::detail

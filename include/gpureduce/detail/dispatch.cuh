@@ -265,6 +265,16 @@ cudaError_t run_rung(const Request<P>& r) {
                                      : "gpureduce: launching the reduction kernel",
                          "gpureduce: after launching the reduction kernel", args);
   if (error != cudaSuccess || !second_kernel) return error;
+  if constexpr (std::is_same_v<Rung, VectorizedRung>) {
+    // automatic's captured two_kernel plan: one warp folds, when the grid fits one block's worth.
+    if (r.shape == ShapeKernel::two_kernel && grid <= block_threads) {
+      if (auto in_warp = partials_in_warp_kernel_for<Rung, P>(block_threads))
+        return launch_checked(in_warp,
+                              LaunchShape{1u, unsigned(kWarpThreads), 0, r.stream, false, pdl},
+                              "gpureduce: launching the partials kernel",
+                              "gpureduce: after launching the partials kernel", args, int(grid));
+    }
+  }
   return launch_checked(reduce_partials_kernel<Rung, BLOCK, P>,
                         LaunchShape{1u, unsigned(block_threads), shared_bytes, r.stream, false,
                                     pdl},

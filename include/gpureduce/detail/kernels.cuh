@@ -120,12 +120,22 @@ template <class Rung, int BLOCK, class P, ShapeKernel kShape>
 __device__ __forceinline__ void reduce_shaped_grid(const KernelArgs<P>& args) {
   using Accum = typename P::Accum;
   wait_for_previous_kernel_then_release_next();
-  if (finished_empty_input(args)) return;
   Accum* shared = dynamic_shared<P>();
+  // An empty input reaches here only as one block (dispatch launches one for it), and the rung
+  // loads nothing then, so both rare cases are one test after the data rather than a test on
+  // num_items ahead of the first load: in graphs at 2^18-2^22 floats the two tests, placed as
+  // reduce_input_kernel places them, cost 0.03-0.04 us per reduction (probe run 39,
+  // benchmark/results/h200-2026-11-22r-probe.txt).
   const Accum partial = Rung::template reduce<BLOCK, Accum>(
       InputReader<typename P::In, Accum>{args.d_in}, args.num_items, std::int64_t(blockIdx.x),
       std::int64_t(gridDim.x), args.op, shared, static_cast<Accum*>(nullptr));
-  if (finished_one_block(args, partial)) return;
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0) {
+      if (args.num_items == 0) write_empty_result(args);
+      else write_result(args, partial);
+    }
+    return;
+  }
   if constexpr (kShape == ShapeKernel::cluster) cluster_epilogue(args, partial);
   else if constexpr (kShape == ShapeKernel::two_kernel) two_kernel_epilogue(args, partial);
   else last_block_epilogue<Rung, BLOCK>(args, partial, shared);
@@ -187,6 +197,39 @@ __global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>, kMinBlocksFor<Rung, P>)
   wait_for_previous_kernel_then_release_next();  // the first pass's partials, complete and visible
   const Accum total = fold_partials<Rung, BLOCK>(args, num_partials, dynamic_shared<P>());
   if (threadIdx.x == 0) write_result(args, total);
+}
+
+// Second pass of automatic's captured two_kernel plan when its first pass had at most BLOCK
+// blocks: one warp folds the partials as BLOCK threads would (fold_partials_in_warp, the same
+// bits as reduce_partials_kernel), with no barrier. Launched with 32 threads.
+template <class Rung, int BLOCK, class P>
+__global__ void __launch_bounds__(kWarpThreads, 1)
+    reduce_partials_in_warp_kernel(KernelArgs<P> args, int num_partials) {
+  using Accum = typename P::Accum;
+  wait_for_previous_kernel_then_release_next();  // the first pass's partials, complete and visible
+  const Accum total = fold_partials_in_warp<BLOCK>(PartialsReader<Accum>{args.partials()},
+                                                   num_partials, args.op);
+  if (threadIdx.x == 0) write_result(args, total);
+}
+
+// reduce_partials_in_warp_kernel for a first pass of `block_threads` threads, where one is built:
+// the block sizes shape_kernel_for builds, rungs that fold partials one per thread, and 4-byte
+// accumulators. Inside graphs on an H200, against reduce_partials_kernel after the same first pass
+// on the same buffers (probe run 46, benchmark/results/h200-2026-11-22r-probe.txt): 0.03-0.11 us
+// less per reduction for floats from 2^16 to 2^22 and for ints at 2^20, but 0.12-0.23 us more for
+// doubles at 2^18 and 2^20, whose shuffles move two words each (twice the one warp's shuffles).
+template <class Rung, class P>
+auto partials_in_warp_kernel_for(int block_threads) -> void (*)(KernelArgs<P>, int) {
+  if constexpr (!Rung::kFoldsPartialsOnePerThread || sizeof(typename P::Accum) != 4) {
+    return nullptr;
+  } else {
+    switch (block_threads) {
+      case 128: return reduce_partials_in_warp_kernel<Rung, 128, P>;
+      case 256: return reduce_partials_in_warp_kernel<Rung, 256, P>;
+      case 512: return reduce_partials_in_warp_kernel<Rung, 512, P>;
+      default: return nullptr;
+    }
+  }
 }
 
 }  // namespace gpureduce::detail

@@ -19,6 +19,11 @@ struct RungDefaults {
   // once (so last_block may hand them over in flagged slots, whose reader clears each slot as it
   // reads it: pipeline/flagged_slots.cuh), not as a plain array.
   static constexpr bool kReadsPartialsByIndex = true;
+  // Whether the rung folds a partials array as "thread t combines partials t, t + threads, ...
+  // in order, then the block's shuffle tree combines the threads that took one" (ShuffleRung's
+  // plain path), so that with no more partials than threads, one read per thread into that tree
+  // gives the same bits (fold_partials.cuh's short path).
+  static constexpr bool kFoldsPartialsOnePerThread = false;
   // __launch_bounds__ occupancy floor, per operator.
   template <class Op>
   static constexpr int min_blocks_per_sm() { return 1; }

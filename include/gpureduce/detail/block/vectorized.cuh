@@ -33,6 +33,9 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
   static constexpr int kVectorsInFlight = 4;
   static constexpr int kVectorBytes = 16;
   static constexpr int kLoadsPerThread = 1;  // for inputs that cannot be vectorised
+  // Partials are not vectorizable input: reduce() folds them by accumulate_grid_stride<1> and
+  // block_reduce_shuffle, which is what fold_partials.cuh's short path restates.
+  static constexpr bool kFoldsPartialsOnePerThread = true;
 
   // How the input splits into a scalar head (up to the first 16-byte boundary), whole vectors,
   // and a scalar tail. Computed identically on host (grid size) and device.
@@ -47,12 +50,16 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
     Layout l{false, 0, 0, 0};
     if (item_size == 0 || item_size > kVectorBytes || kVectorBytes % item_size != 0) return l;
     const std::int64_t per_vector = std::int64_t(kVectorBytes / item_size);
-    const std::uintptr_t misalign = address % kVectorBytes;
-    std::int64_t head = misalign == 0 ? 0 : std::int64_t((kVectorBytes - misalign) / item_size);
+    // Bytes up to the next 16-byte boundary (0 when aligned), then as items. In 32 bits and
+    // unsigned: on the device this runs ahead of every block's first load, and the 64-bit signed
+    // form (a select and a signed division) was about 8 more dependent instructions there.
+    const unsigned to_boundary = unsigned(0u - unsigned(address)) % unsigned(kVectorBytes);
+    std::int64_t head = std::int64_t(to_boundary / unsigned(item_size));
     head = head < n ? head : n;
     l.vectorizable = true;
     l.head = head;
-    l.vectors = (n - head) / per_vector;
+    // n >= head >= 0 (dispatch refuses n < 0), so the unsigned division is the signed one.
+    l.vectors = std::int64_t(std::uint64_t(n - head) / std::uint64_t(per_vector));
     l.tail_begin = head + l.vectors * per_vector;
     return l;
   }
@@ -135,17 +142,24 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
       RunningFold<Accum, Op> mine{op};
       auto fold = [&](const uint4& raw) { mine.add(fold_vector<Accum, In>(raw, op)); };
       fold_strided_vectors(vectors, rank * threads + tid, threads * blocks, l.vectors, fold);
-
-      std::int64_t first_free = l.vectors - rank * threads;  // threads holding a vector
-      first_free = first_free < 0 ? 0 : (first_free > threads ? threads : first_free);
       if (rank == 0) {  // the scalar head and tail (each shorter than a vector) go to block 0
-        const std::int64_t tail = n - l.tail_begin;
         if (tid < l.head) mine.add(read(tid));
-        if (tid < tail) mine.add(read(l.tail_begin + tid));
+        if (tid < n - l.tail_begin) mine.add(read(l.tail_begin + tid));
+      }
+      // Every thread holds a value exactly when this block has a whole block of vectors: block
+      // 0's head and tail are shorter than a vector, so they never fill a block that its vectors
+      // do not. One test on every block's path from its last load to its partial, where working
+      // out the prefix below took about 20 instructions. (Computing that prefix before the loads
+      // instead put those instructions ahead of the first load: 0.03 us slower for doubles in
+      // graphs at 2^20, probe run 41, benchmark/results/h200-2026-11-22r-probe.txt.)
+      if (l.vectors >= (rank + 1) * threads) return block_reduce_shuffle_full(mine.value, op, shared);
+      std::int64_t first_free = l.vectors - rank * threads;  // threads holding a vector
+      first_free = first_free < 0 ? 0 : first_free;
+      if (rank == 0) {
+        const std::int64_t tail = n - l.tail_begin;
         first_free = first_free > l.head ? first_free : l.head;
         first_free = first_free > tail ? first_free : tail;
       }
-      if (first_free == threads) return block_reduce_shuffle_full(mine.value, op, shared);
       return block_reduce_shuffle(mine.value, int(first_free), op, shared);
     }
   }
