@@ -63,10 +63,12 @@ struct Options {
   // this to promise that the storage is already zero: zero-fill it once after allocating it and
   // use it only for gpureduce calls since (of any pipeline, type or size); every launch leaves that
   // state at zero. Then the call is a single kernel launch. Pipeline::automatic zeroes nothing (one
-  // block, cluster, grid_sync or, inside a stream capture, two_kernel), except inside a stream
-  // capture for sums of 4-byte integers, where zeroing and then last_block is faster than
-  // two_kernel; given this promise it uses last_block above one block, the fastest of them
-  // (detail/policy.hpp).
+  // block, cluster, grid_sync or, inside a stream capture, two_kernel), and inside a stream
+  // capture sums of 4-byte integers run last_block on a counted word that the captured graph owns
+  // (128 bytes per captured call, zero before every replay; returned to the library when the graph
+  // and its executables are destroyed; two executables of one capture share it, as they share its
+  // temp storage, so run them one at a time); given this promise it uses last_block above one
+  // block, the fastest of them (detail/policy.hpp).
   bool temp_storage_zeroed = false;
   PointerCheck pointer_check = PointerCheck::build_default;
 };

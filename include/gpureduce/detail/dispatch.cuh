@@ -19,6 +19,7 @@
 #include "block/unroll_last_warp.cuh"
 #include "block/vectorized.cuh"
 #include "block/warp_shuffle.cuh"
+#include "graph_owned_state.hpp"
 #include "kernels.cuh"
 #include "ops.cuh"
 #include "pipeline/arm.cuh"
@@ -209,7 +210,11 @@ cudaError_t run_rung(const Request<P>& r) {
   // One block waits for nobody: launched plainly, its epilogue skips the barrier.
   const bool cooperative = pipeline == Pipeline::grid_sync && grid > 1;
   const unsigned cluster_blocks = pipeline == Pipeline::cluster && grid > 1 ? unsigned(grid) : 0u;
-  const bool zero_counter = uses_counter && !r.options.temp_storage_zeroed && n > 0;
+  // automatic's captured counted sum keeps its word in a slot the graph owns, zero when handed
+  // out and left zero by every reduction (graph_owned_state.hpp): nothing to zero per call.
+  const bool graph_owned = counted && r.rationale == rationale::kCapturedCountedSum && n > 0;
+  const bool zero_counter =
+      uses_counter && !r.options.temp_storage_zeroed && n > 0 && !graph_owned;
   const bool second_kernel = pipeline == Pipeline::two_kernel && n > 0 && grid > 1;
 
   if (r.plan) {
@@ -230,6 +235,11 @@ cudaError_t run_rung(const Request<P>& r) {
   if (*r.temp_storage_bytes < temp_bytes) return fail(cudaErrorInvalidValue, kTempTooSmall);
 
   auto* base = static_cast<unsigned char*>(r.d_temp_storage);
+  if (graph_owned) {
+    static_assert(sizeof(ControlBlock) <= kGraphOwnedSlotBytes, "the counted word's slot");
+    error = acquire_graph_owned_slot(r.stream, r.device, &base);
+    if (error != cudaSuccess) return error;
+  }
   const KernelArgs<P> args{r.d_in,    r.d_out,   n, base, r.init, r.op,
                            r.fold_init, std::uint8_t(pipeline), flagged};
   bool pdl = false;

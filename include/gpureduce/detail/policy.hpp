@@ -157,9 +157,11 @@ constexpr Pipeline kAutomaticPipelineCooperative = Pipeline::grid_sync;
 // graphs, grid_sync stays: there the second launch is what costs (CUB pays it).
 constexpr Pipeline kAutomaticPipelineCaptured = Pipeline::two_kernel;
 // ...but sums of 4-byte integers, below the streaming range, run last_block there: their blocks
-// meet through the counted word (pipeline/counted_sum.cuh, one atomic and no fold), zeroed first
-// by a one-block PDL kernel (pipeline/arm.cuh). Two launches either way; the zeroing kernel does
-// less than two_kernel's fold. H200, probe run 18 (benchmark/results/h200-2026-11-22i-probe.txt),
+// meet through the counted word (pipeline/counted_sum.cuh, one atomic and no fold), which lives in
+// a slot the captured graph owns, zero when handed out and left zero by every reduction
+// (graph_owned_state.hpp): one launch. (Until stop r the word was in the caller's storage, zeroed
+// first by a one-block PDL kernel, pipeline/arm.cuh: two launches, which was still less than
+// two_kernel's fold.) H200, probe run 18 (benchmark/results/h200-2026-11-22i-probe.txt),
 // per reduction in a 100-reduction graph: 2^20 ints over 128 x 256, zeroing + counted 2.34 us
 // against 2.57 for the same read loop followed by a fold kernel and 2.62 for the library's
 // two_kernel (CUB 3.02); 2^16 ints over 32 x 256, 1.92 against 1.94 (CUB 2.38). Floats cannot
@@ -195,8 +197,8 @@ inline constexpr const char* kCaptured =
 inline constexpr const char* kCapturedCountedSum =
     "automatic: grid = ceil(sqrt(bytes / 256 B)) rounded up to a power of two, capped at one "
     "wave; last_block with the counted sum because the stream is being captured into a CUDA "
-    "graph and the values are 4-byte integers (one zeroing kernel, then blocks meet in one "
-    "atomic word: less than two_kernel's fold, and no cooperative launch)";
+    "graph and the values are 4-byte integers (blocks meet in one atomic word that the graph "
+    "owns, zero before every reduction: one launch, no fold, no cooperative launch)";
 inline constexpr const char* kStreamingCaptured =
     "automatic: input >= half the L2 (memory-bound): one wave of 512-thread blocks; two_kernel "
     "because the stream is being captured into a CUDA graph (a cooperative launch costs more "

@@ -1,0 +1,129 @@
+// The pool of graph-owned slots (see detail/graph_owned_state.hpp).
+#include "gpureduce/detail/graph_owned_state.hpp"
+
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "gpureduce/detail/runtime.hpp"
+
+namespace gpureduce::detail {
+namespace {
+
+// Slots per chunk: 64 KiB of device memory at a time. Chunks are never freed (a process holds
+// as many as it ever had captured reductions alive at once).
+constexpr std::size_t kSlotsPerChunk = 512;
+
+// Never destroyed: CUDA's internal thread may give a slot back while the process exits (a graph
+// destroyed by a static destructor), after this file's statics would have been.
+struct Pool {
+  std::mutex mutex;
+  std::map<int, std::vector<unsigned char*>> free_slots_by_device;
+  std::size_t slots_in_use = 0;
+};
+Pool& pool() {
+  static Pool* const instance = new Pool;
+  return *instance;
+}
+
+struct SlotLoan {
+  int device;
+  unsigned char* slot;
+};
+
+// The user object's destructor, on CUDA's internal thread once nothing references the graph's
+// copy any more: every launch of it has completed, so the slot is zero. No CUDA calls here.
+void give_back(void* loan_pointer) {
+  auto* loan = static_cast<SlotLoan*>(loan_pointer);
+  {
+    std::lock_guard<std::mutex> lock(pool().mutex);
+    pool().free_slots_by_device[loan->device].push_back(loan->slot);
+    --pool().slots_in_use;
+  }
+  delete loan;
+}
+
+// A new chunk, zeroed, its slots added to the device's free list (the pool's mutex held).
+cudaError_t grow(std::vector<unsigned char*>& free_slots) {
+  // cudaMalloc is prohibited while a stream of this thread is being captured in global mode; the
+  // allocation is not part of the graph, so the thread's mode is relaxed around it. The zeroing
+  // runs on a stream of its own: the legacy stream would wait for the capturing stream.
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  cudaError_t error = check(cudaThreadExchangeStreamCaptureMode(&mode),
+                            "gpureduce: relaxing the capture mode to allocate graph-owned state");
+  if (error != cudaSuccess) return error;
+  void* chunk = nullptr;
+  cudaStream_t zeroing = nullptr;
+  error = check(cudaMalloc(&chunk, kSlotsPerChunk * kGraphOwnedSlotBytes),
+                "gpureduce: allocating graph-owned state for a captured reduction");
+  if (error == cudaSuccess)
+    error = check(cudaStreamCreateWithFlags(&zeroing, cudaStreamNonBlocking),
+                  "gpureduce: creating a stream to zero graph-owned state");
+  if (error == cudaSuccess)
+    error = check(cudaMemsetAsync(chunk, 0, kSlotsPerChunk * kGraphOwnedSlotBytes, zeroing),
+                  "gpureduce: zeroing graph-owned state");
+  if (error == cudaSuccess)
+    error = check(cudaStreamSynchronize(zeroing), "gpureduce: zeroing graph-owned state");
+  if (zeroing != nullptr) cudaStreamDestroy(zeroing);
+  if (error != cudaSuccess && chunk != nullptr) cudaFree(chunk);
+  const cudaError_t restored = cudaThreadExchangeStreamCaptureMode(&mode);
+  if (error != cudaSuccess) return error;
+  if (restored != cudaSuccess)
+    return check(restored, "gpureduce: restoring the capture mode after allocating");
+  auto* bytes = static_cast<unsigned char*>(chunk);
+  for (std::size_t i = kSlotsPerChunk; i-- > 0;) free_slots.push_back(bytes + i * kGraphOwnedSlotBytes);
+  return cudaSuccess;
+}
+
+}  // namespace
+
+cudaError_t acquire_graph_owned_slot(cudaStream_t stream, int device, unsigned char** slot) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  cudaGraph_t graph = nullptr;
+  cudaError_t error = check(cudaStreamGetCaptureInfo(stream, &status, nullptr, &graph),
+                            "gpureduce: asking which graph the stream is captured into");
+  if (error != cudaSuccess) return error;
+  if (status != cudaStreamCaptureStatusActive || graph == nullptr)
+    return fail(cudaErrorInvalidValue,
+                "gpureduce: internal error: graph-owned state asked for outside a capture");
+
+  auto* loan = new SlotLoan{device, nullptr};
+  {
+    std::lock_guard<std::mutex> lock(pool().mutex);
+    std::vector<unsigned char*>& free_slots = pool().free_slots_by_device[device];
+    if (free_slots.empty()) error = grow(free_slots);
+    if (error == cudaSuccess) {
+      loan->slot = free_slots.back();
+      free_slots.pop_back();
+      ++pool().slots_in_use;
+    }
+  }
+  if (error != cudaSuccess) {
+    delete loan;
+    return error;
+  }
+  unsigned char* const granted = loan->slot;  // the loan belongs to the graph from here on
+  cudaUserObject_t object = nullptr;
+  error = check(cudaUserObjectCreate(&object, loan, give_back, 1, cudaUserObjectNoDestructorSync),
+                "gpureduce: creating the user object that holds graph-owned state");
+  if (error != cudaSuccess) {
+    give_back(loan);
+    return error;
+  }
+  // The graph takes over the one reference: when it and its executables are gone, give_back runs.
+  error = check(cudaGraphRetainUserObject(graph, object, 1, cudaGraphUserObjectMove),
+                "gpureduce: handing graph-owned state to the captured graph");
+  if (error != cudaSuccess) {
+    cudaUserObjectRelease(object, 1);  // runs give_back
+    return error;
+  }
+  *slot = granted;
+  return cudaSuccess;
+}
+
+std::size_t graph_owned_slots_in_use() {
+  std::lock_guard<std::mutex> lock(pool().mutex);
+  return pool().slots_in_use;
+}
+
+}  // namespace gpureduce::detail
