@@ -158,7 +158,8 @@ void automatic_inside_capture_keeps_grid_and_bits() {
       EXPECT_EQ(launches_warp_fold, sizeof(T) == 4 && inside.grid_blocks <= inside.block_threads)
           << "reduce_partials_in_warp_kernel";
 
-    // Replayed on garbage storage twice: nothing the graph reads may come from it.
+    // Replayed on garbage storage twice: what must be zero the graph zeroes itself (its zeroing
+    // kernel, where there is one) or owns (the counted word of captured integer sums).
     cudaGraphExec_t exec;
     CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
     for (int replay = 0; replay < 2; ++replay) {
@@ -205,9 +206,9 @@ TEST(Graphs, AutomaticInsideCaptureKeepsGridAndBitsUint32) {
 // (graph_owned_state.hpp): zero when handed out, left zero by each reduction, so every replay
 // starts from zero without a zeroing kernel; each captured call has a slot of its own (two
 // reductions in one graph here, sharing one garbage temp storage, which the plan does not read);
-// the slots go back when the graph and its executable are destroyed, and a later capture reuses
-// them. Fresh random inputs before every replay, each answer bitwise CUB's: a word that was not
-// zero, or shared, would shift or mix the sums.
+// the slots go back when the graph and its executable are destroyed, and a second capture (whose
+// slots come from that pool) works as the first. Fresh random inputs before every replay, each
+// answer bitwise CUB's: a word that was not zero, or shared, would shift or mix the sums.
 TEST(Graphs, CapturedIntegerSumsOwnTheirCountedWord) {
   REQUIRE_GPU();
   using T = std::int32_t;

@@ -19,20 +19,14 @@ __device__ __forceinline__ typename P::Accum fold_partials_from(Reader read,
                                                                 std::int64_t count,
                                                                 typename P::Accum* shared) {
   using Accum = typename P::Accum;
-  // The global_memory rung folds through the folding block's own scratch, which its own first pass
-  // has finished with, whichever block folds. Block 0's, used before, is free only if block 0 is
-  // done: true of every pipeline here, but not of the collector tried in 8a28981 (the block that
-  // started last folded while others still reduced; reverted, benchmark/results/
-  // h200-2026-11-22i-probe.txt), whose fold wrote over block 0's scratch (wrong sums under
-  // compute-sanitizer synccheck). `count` is the first pass's grid, which sized the storage (also
-  // in two_kernel's one-block second kernel, where gridDim.x is 1 and blockIdx.x 0).
   // The short path: no more partials than threads, each thread reads at most one, with 32-bit
   // indices and no loop, into the same shuffle tree as the rung's fold (the same adds in the same
   // order, so the same bits). The general fold's 64-bit grid-stride loop and its bookkeeping were
   // about twice the instructions on the folding block's path, which inside graphs is the
   // reduction's critical path: at 2^20 floats the library's flagged epilogue cost 0.12 us more
   // per reduction than a minimal one with the same ticket and slots (probe run 39,
-  // benchmark/results/h200-2026-11-22r-probe.txt).
+  // benchmark/results/h200-2026-11-22r-probe.txt); with the data phase's trims of the same stop,
+  // 0.03-0.13 us came off the zeroed kernel at 2^16-2^22 floats (run 47).
   if constexpr (Rung::kFoldsPartialsOnePerThread) {
     const int threads = BLOCK > 0 ? BLOCK : int(blockDim.x);
     if (count <= threads) {
@@ -41,6 +35,13 @@ __device__ __forceinline__ typename P::Accum fold_partials_from(Reader read,
       return block_reduce_shuffle(value, int(count), args.op, shared);
     }
   }
+  // The global_memory rung folds through the folding block's own scratch, which its own first pass
+  // has finished with, whichever block folds. Block 0's, used before, is free only if block 0 is
+  // done: true of every pipeline here, but not of the collector tried in 8a28981 (the block that
+  // started last folded while others still reduced; reverted, benchmark/results/
+  // h200-2026-11-22i-probe.txt), whose fold wrote over block 0's scratch (wrong sums under
+  // compute-sanitizer synccheck). `count` is the first pass's grid, which sized the storage (also
+  // in two_kernel's one-block second kernel, where gridDim.x is 1 and blockIdx.x 0).
   Accum* scratch = Rung::kUsesGlobalScratch
                        ? args.scratch(count) + std::int64_t(blockIdx.x) * blockDim.x
                        : nullptr;
@@ -73,7 +74,8 @@ __device__ __forceinline__ typename Reader::value_type fold_partials_in_warp(con
   read.template read_strided<kVirtualWarps>(lane, kWarpThreads, count, values);
   // The virtual warps' trees level by level, all of them at each level, so that their shuffles
   // are independent and issue back to back (tree by tree, each level waited on the one before:
-  // +0.16-0.22 us at 2^20 floats, +0.56 at 2^22, probe run 45).
+  // the two_kernel pair took 0.14-0.16 us more at 2^20 floats and 0.52-0.54 more at 2^22, probe
+  // run 45).
 #pragma unroll
   for (int offset = kWarpThreads / 2; offset > 0; offset >>= 1) {
     Accum other[kVirtualWarps];
