@@ -10,15 +10,15 @@
 namespace gpureduce::detail {
 namespace {
 
-// Slots per chunk: 64 KiB of device memory at a time. Chunks are never freed (a process holds
-// as many as it ever had captured reductions alive at once).
-constexpr std::size_t kSlotsPerChunk = 512;
+// Each chunk is 64 KiB of device memory (512 small slots or 8 large ones). Chunks are never freed:
+// a process holds as many as it ever had captured reductions alive at once.
+constexpr std::size_t kChunkBytes = std::size_t(64) << 10;
 
 // Never destroyed: CUDA's internal thread may give a slot back while the process exits (a graph
 // destroyed by a static destructor), after this file's statics would have been.
 struct Pool {
   std::mutex mutex;
-  std::map<int, std::vector<unsigned char*>> free_slots_by_device;
+  std::map<std::pair<int, std::size_t>, std::vector<unsigned char*>> free_slots;  // (device, size)
   std::size_t slots_in_use = 0;
 };
 Pool& pool() {
@@ -27,7 +27,7 @@ Pool& pool() {
 }
 
 struct SlotLoan {
-  int device;
+  std::pair<int, std::size_t> device_and_size;
   unsigned char* slot;
 };
 
@@ -37,14 +37,14 @@ void give_back(void* loan_pointer) {
   auto* loan = static_cast<SlotLoan*>(loan_pointer);
   {
     std::lock_guard<std::mutex> lock(pool().mutex);
-    pool().free_slots_by_device[loan->device].push_back(loan->slot);
+    pool().free_slots[loan->device_and_size].push_back(loan->slot);
     --pool().slots_in_use;
   }
   delete loan;
 }
 
 // A new chunk, zeroed, its slots added to the device's free list (the pool's mutex held).
-cudaError_t grow(std::vector<unsigned char*>& free_slots) {
+cudaError_t grow(std::size_t slot_bytes, std::vector<unsigned char*>& free_slots) {
   // cudaMalloc is prohibited while a stream of this thread is being captured in global mode; the
   // allocation is not part of the graph, so the thread's mode is relaxed around it. The zeroing
   // runs on a stream of its own: the legacy stream would wait for the capturing stream.
@@ -54,13 +54,13 @@ cudaError_t grow(std::vector<unsigned char*>& free_slots) {
   if (error != cudaSuccess) return error;
   void* chunk = nullptr;
   cudaStream_t zeroing = nullptr;
-  error = check(cudaMalloc(&chunk, kSlotsPerChunk * kGraphOwnedSlotBytes),
+  error = check(cudaMalloc(&chunk, kChunkBytes),
                 "gpureduce: allocating graph-owned state for a captured reduction");
   if (error == cudaSuccess)
     error = check(cudaStreamCreateWithFlags(&zeroing, cudaStreamNonBlocking),
                   "gpureduce: creating a stream to zero graph-owned state");
   if (error == cudaSuccess)
-    error = check(cudaMemsetAsync(chunk, 0, kSlotsPerChunk * kGraphOwnedSlotBytes, zeroing),
+    error = check(cudaMemsetAsync(chunk, 0, kChunkBytes, zeroing),
                   "gpureduce: zeroing graph-owned state");
   if (error == cudaSuccess)
     error = check(cudaStreamSynchronize(zeroing), "gpureduce: zeroing graph-owned state");
@@ -71,13 +71,19 @@ cudaError_t grow(std::vector<unsigned char*>& free_slots) {
   if (restored != cudaSuccess)
     return check(restored, "gpureduce: restoring the capture mode after allocating");
   auto* bytes = static_cast<unsigned char*>(chunk);
-  for (std::size_t i = kSlotsPerChunk; i-- > 0;) free_slots.push_back(bytes + i * kGraphOwnedSlotBytes);
+  for (std::size_t i = kChunkBytes / slot_bytes; i-- > 0;) free_slots.push_back(bytes + i * slot_bytes);
   return cudaSuccess;
 }
 
 }  // namespace
 
-cudaError_t acquire_graph_owned_slot(cudaStream_t stream, int device, unsigned char** slot) {
+cudaError_t acquire_graph_owned_slot(cudaStream_t stream, int device, std::size_t bytes,
+                                     unsigned char** slot) {
+  if (bytes > kGraphOwnedLargeSlotBytes)
+    return fail(cudaErrorInvalidValue,
+                "gpureduce: internal error: more graph-owned state asked for than a slot holds");
+  const std::size_t slot_bytes =
+      bytes <= kGraphOwnedSmallSlotBytes ? kGraphOwnedSmallSlotBytes : kGraphOwnedLargeSlotBytes;
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   cudaGraph_t graph = nullptr;
   cudaError_t error = check(cudaStreamGetCaptureInfo(stream, &status, nullptr, &graph),
@@ -87,11 +93,11 @@ cudaError_t acquire_graph_owned_slot(cudaStream_t stream, int device, unsigned c
     return fail(cudaErrorInvalidValue,
                 "gpureduce: internal error: graph-owned state asked for outside a capture");
 
-  auto* loan = new SlotLoan{device, nullptr};
+  auto* loan = new SlotLoan{{device, slot_bytes}, nullptr};
   {
     std::lock_guard<std::mutex> lock(pool().mutex);
-    std::vector<unsigned char*>& free_slots = pool().free_slots_by_device[device];
-    if (free_slots.empty()) error = grow(free_slots);
+    std::vector<unsigned char*>& free_slots = pool().free_slots[loan->device_and_size];
+    if (free_slots.empty()) error = grow(slot_bytes, free_slots);
     if (error == cudaSuccess) {
       loan->slot = free_slots.back();
       free_slots.pop_back();

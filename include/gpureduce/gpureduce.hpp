@@ -64,11 +64,12 @@ struct Options {
   // use it only for gpureduce calls since (of any pipeline, type or size); every launch leaves that
   // state at zero. Then the call is a single kernel launch. Pipeline::automatic zeroes nothing (one
   // block, cluster, grid_sync or, inside a stream capture, two_kernel), and inside a stream
-  // capture sums of 4-byte integers run last_block on a counted word that the captured graph owns
-  // (128 bytes per captured call, zero before every replay; returned to the library when the graph
-  // and its executables are destroyed; two executables of one capture share it, as they share its
-  // temp storage, so run them one at a time); given this promise it uses last_block above one
-  // block, the fastest of them (detail/policy.hpp).
+  // capture sums of 4-byte integers and of floats (below half the L2) run last_block on state the
+  // captured graph owns (128 bytes, or 8 KiB for floats, per captured call; zero before every
+  // replay; returned to the library when the graph and its executables are destroyed; two
+  // executables of one capture share it, as they share its temp storage, so run them one at a
+  // time); given this promise it uses last_block above one block, the fastest of them
+  // (detail/policy.hpp).
   bool temp_storage_zeroed = false;
   PointerCheck pointer_check = PointerCheck::build_default;
 };

@@ -62,8 +62,10 @@ TEST(Graphs, EachPipelineReplaysWithChangingInput) {
 // the same grid and block, so the same temp storage size and the same floating-point order: the
 // captured graph's answer must have the uncaptured call's bits, on random floats whose sums round.
 // So that "same bits" can fail, half the grid must give other bits somewhere. Sums of 4-byte
-// integers below the streaming range launch last_block there instead (the counted word, in a slot
-// the graph owns: one launch), same grid and storage size; their bits are CUB's whatever the order.
+// integers and of floats below the streaming range launch last_block there instead (the counted
+// word, or the ticket and flagged slots, in a slot the graph owns: one launch), same grid and
+// storage size; floats fold the partials in the same order, so the same bits; integer sums' bits
+// are CUB's whatever the order.
 // Whether a kernel's name (mangled or not, as cudaFuncGetName gives it) is
 // reduce_first_pass_kernel<VectorizedRung, block_threads, ...>.
 bool first_pass_kernel_name(const std::string& name, int block_threads) {
@@ -78,6 +80,7 @@ template <class T>
 void automatic_inside_capture_keeps_grid_and_bits() {
   using C = Case<T, T, Op::sum>;
   constexpr bool kCounted = std::is_integral_v<T> && sizeof(T) == 4;
+  constexpr bool kFlaggedFloat = std::is_same_v<T, float>;  // graph-owned flagged slots
   int device = 0, l2 = 0, cooperative = 0;
   CUDA_OK(cudaGetDevice(&device));
   CUDA_OK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
@@ -115,8 +118,9 @@ void automatic_inside_capture_keeps_grid_and_bits() {
     ASSERT_EQ(captured, cudaSuccess) << last_error_message();
     if (outside.pipeline == Pipeline::grid_sync && outside.grid_blocks > 1) {
       const bool streaming = n == streaming_n;
-      EXPECT_EQ(inside.pipeline, kCounted && !streaming ? Pipeline::last_block : Pipeline::two_kernel);
-      EXPECT_EQ(inside.launches, kCounted && !streaming ? 1 : 2);
+      const bool graph_owned = (kCounted || kFlaggedFloat) && !streaming;
+      EXPECT_EQ(inside.pipeline, graph_owned ? Pipeline::last_block : Pipeline::two_kernel);
+      EXPECT_EQ(inside.launches, graph_owned ? 1 : 2);
       ++switched;
     } else {
       EXPECT_EQ(inside.pipeline, outside.pipeline);
@@ -159,7 +163,7 @@ void automatic_inside_capture_keeps_grid_and_bits() {
           << "reduce_partials_in_warp_kernel";
 
     // Replayed on garbage storage twice: what must be zero the graph zeroes itself (its zeroing
-    // kernel, where there is one) or owns (the counted word of captured integer sums).
+    // kernel, where there is one) or owns (the state of captured integer and float sums).
     cudaGraphExec_t exec;
     CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
     for (int replay = 0; replay < 2; ++replay) {
@@ -202,16 +206,16 @@ TEST(Graphs, AutomaticInsideCaptureKeepsGridAndBitsUint32) {
   automatic_inside_capture_keeps_grid_and_bits<std::uint32_t>();
 }
 
-// Captured sums of 4-byte integers keep their counted word in a slot the graph owns
-// (graph_owned_state.hpp): zero when handed out, left zero by each reduction, so every replay
-// starts from zero without a zeroing kernel; each captured call has a slot of its own (two
+// Captured sums of 4-byte integers keep their counted word, and float sums their ticket and
+// flagged slots, in a slot the graph owns (graph_owned_state.hpp): zero when handed out, left zero
+// by each reduction, so every replay starts from zero without a zeroing kernel; each captured call has a slot of its own (two
 // reductions in one graph here, sharing one garbage temp storage, which the plan does not read);
 // the slots go back when the graph and its executable are destroyed, and a second capture (whose
 // slots come from that pool) works as the first. Fresh random inputs before every replay, each
-// answer bitwise CUB's: a word that was not zero, or shared, would shift or mix the sums.
-TEST(Graphs, CapturedIntegerSumsOwnTheirCountedWord) {
-  REQUIRE_GPU();
-  using T = std::int32_t;
+// answer bitwise CUB's (floats: small integers, so every partial sum is exact): state that was not
+// zero, or shared, would shift or mix the sums, or leave an output unwritten (a stale ticket).
+template <class T>
+void captured_sums_own_their_state(Fill fill) {
   using C = Case<T, T, Op::sum>;
   const std::int64_t n = std::int64_t(1) << 20;
   cudaStream_t stream;
@@ -251,7 +255,7 @@ TEST(Graphs, CapturedIntegerSumsOwnTheirCountedWord) {
       std::uint64_t seeds[2];
       for (int r = 0; r < 2; ++r) {
         seeds[r] = fresh_seed();
-        CUDA_OK(fill_random(in[r].get(), n, seeds[r], Fill::random));
+        CUDA_OK(fill_random(in[r].get(), n, seeds[r], fill));
         CUDA_OK(C::cub(in[r].get(), ref.get() + r, n));
       }
       CUDA_OK(cudaDeviceSynchronize());  // the inputs, written on the legacy stream
@@ -260,7 +264,7 @@ TEST(Graphs, CapturedIntegerSumsOwnTheirCountedWord) {
       CUDA_OK(cudaGraphLaunch(exec, stream));
       CUDA_OK(cudaStreamSynchronize(stream));
       for (int r = 0; r < 2; ++r)
-        EXPECT_EQ(copy_to_host(out.get() + r), copy_to_host(ref.get() + r))
+        EXPECT_TRUE(same_bits(copy_to_host(out.get() + r), copy_to_host(ref.get() + r)))
             << "replay " << replay << " reduction " << r << " seed " << seeds[r];
     }
     CUDA_OK(cudaGraphExecDestroy(exec));
@@ -271,6 +275,14 @@ TEST(Graphs, CapturedIntegerSumsOwnTheirCountedWord) {
     EXPECT_EQ(detail::graph_owned_slots_in_use(), before) << "the graph gave its slots back";
   }
   CUDA_OK(cudaStreamDestroy(stream));
+}
+TEST(Graphs, CapturedIntegerSumsOwnTheirCountedWord) {
+  REQUIRE_GPU();
+  captured_sums_own_their_state<std::int32_t>(Fill::random);
+}
+TEST(Graphs, CapturedFloatSumsOwnTheirFlaggedSlots) {
+  REQUIRE_GPU();
+  captured_sums_own_their_state<float>(Fill::small_integers);
 }
 
 TEST(Streams, TwoStreamsWithSeparateTempStorage) {

@@ -39,6 +39,12 @@ static_assert(
 // Block sizes the compile-time-block rungs (complete_unroll, multi_element) are built for.
 using TemplateBlockSizes = std::integer_sequence<int, 32, 64, 128, 256, 512, 1024>;
 
+// Sums whose partials are 4-byte floats (f32, and f16 / bf16 into f32): inside a capture,
+// automatic runs them as last_block on graph-owned flagged slots (policy.hpp).
+template <class Op, class Accum>
+inline constexpr bool kCapturedFlaggedSumFits =
+    is_sum_op_v<Op> && std::is_floating_point_v<Accum> && sizeof(Accum) == 4;
+
 template <class P>
 struct Request {
   void* d_temp_storage;
@@ -210,9 +216,15 @@ cudaError_t run_rung(const Request<P>& r) {
   // One block waits for nobody: launched plainly, its epilogue skips the barrier.
   const bool cooperative = pipeline == Pipeline::grid_sync && grid > 1;
   const unsigned cluster_blocks = pipeline == Pipeline::cluster && grid > 1 ? unsigned(grid) : 0u;
-  // automatic's captured counted sum keeps its word in a slot the graph owns, zero when handed
-  // out and left zero by every reduction (graph_owned_state.hpp): nothing to zero per call.
-  const bool graph_owned = counted && r.rationale == rationale::kCapturedCountedSum && n > 0;
+  // automatic's captured counted and flagged sums keep their state (the word; the ticket and the
+  // slots) in a slot the graph owns, zero when handed out and left zero by every reduction
+  // (graph_owned_state.hpp): nothing to zero per call.
+  const std::size_t state_bytes =
+      counted ? sizeof(ControlBlock)
+              : kFlaggedSlotsOffset + std::size_t(grid) * kWordsPerSlot<Accum> * sizeof(std::uint64_t);
+  const bool graph_owned = n > 0 && state_bytes <= kGraphOwnedLargeSlotBytes &&
+                           ((counted && r.rationale == rationale::kCapturedCountedSum) ||
+                            (flagged && r.rationale == rationale::kCapturedFlaggedSum));
   const bool zero_counter =
       uses_counter && !r.options.temp_storage_zeroed && n > 0 && !graph_owned;
   const bool second_kernel = pipeline == Pipeline::two_kernel && n > 0 && grid > 1;
@@ -236,8 +248,7 @@ cudaError_t run_rung(const Request<P>& r) {
 
   auto* base = static_cast<unsigned char*>(r.d_temp_storage);
   if (graph_owned) {
-    static_assert(sizeof(ControlBlock) <= kGraphOwnedSlotBytes, "the counted word's slot");
-    error = acquire_graph_owned_slot(r.stream, r.device, &base);
+    error = acquire_graph_owned_slot(r.stream, r.device, state_bytes, &base);
     if (error != cudaSuccess) return error;
   }
   const KernelArgs<P> args{r.d_in,    r.d_out,   n, base, r.init, r.op,
@@ -457,6 +468,9 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
       if (capturing && kCountedSumFits<Op, Accum> && !streaming) {
         resolved.pipeline = kAutomaticPipelineCapturedCountedSum;
         why = rationale::kCapturedCountedSum;
+      } else if (capturing && kCapturedFlaggedSumFits<Op, Accum> && !streaming) {
+        resolved.pipeline = kAutomaticPipelineCapturedFlaggedSum;
+        why = rationale::kCapturedFlaggedSum;
       } else if (capturing) {
         resolved.pipeline = kAutomaticPipelineCaptured;
         why = streaming ? rationale::kStreamingCaptured : rationale::kCaptured;
@@ -487,7 +501,8 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
   if (rationale == rationale::kSingleBlock) shape = ShapeKernel::one_block;
   else if (rationale == rationale::kCluster) shape = ShapeKernel::cluster;
   else if (rationale == rationale::kZeroed || rationale == rationale::kStreamingZeroed ||
-           rationale == rationale::kCapturedCountedSum)
+           rationale == rationale::kCapturedCountedSum ||
+           rationale == rationale::kCapturedFlaggedSum)
     shape = ShapeKernel::last_block;
   else if (rationale == rationale::kCaptured || rationale == rationale::kStreamingCaptured)
     shape = ShapeKernel::two_kernel;

@@ -164,11 +164,19 @@ constexpr Pipeline kAutomaticPipelineCaptured = Pipeline::two_kernel;
 // two_kernel's fold.) H200, probe run 18 (benchmark/results/h200-2026-11-22i-probe.txt),
 // per reduction in a 100-reduction graph: 2^20 ints over 128 x 256, zeroing + counted 2.34 us
 // against 2.57 for the same read loop followed by a fold kernel and 2.62 for the library's
-// two_kernel (CUB 3.02); 2^16 ints over 32 x 256, 1.92 against 1.94 (CUB 2.38). Floats cannot
-// meet that way, and the zeroing kernel before their flagged slots took 2.94 us at 2^20 against
-// 2.55: two_kernel stays. Streaming grids stay two_kernel too: not measured, and one wave of the
-// general kernel would fill 3 of the 4 places the last_block kernel has on an SM (see above).
+// two_kernel (CUB 3.02); 2^16 ints over 32 x 256, 1.92 against 1.94 (CUB 2.38). Streaming grids
+// stay two_kernel: not measured, and one wave of the general kernel would fill 3 of the 4 places
+// the last_block kernel has on an SM (see above).
 constexpr Pipeline kAutomaticPipelineCapturedCountedSum = Pipeline::last_block;
+// ...and float sums (4-byte float accumulators: f32, and f16 / bf16 into f32), below the streaming
+// range, run last_block with flagged slots there, their ticket and slots likewise in state the
+// graph owns: one launch, the same grid, so the same bits as grid_sync and two_kernel (all fold
+// the partials in index order). With a zeroing kernel first it was slower than two_kernel (2.94
+// against 2.55 us at 2^20, probe run 18); without one it is the zeroed plan, which in benchmark run
+// h200-2026-11-22r took, per reduction in graphs against two_kernel's: 2^18 floats 2.03 / 2.07 us,
+// 2^20 2.48 / 2.54, 2^22 3.91 / 4.04. Doubles stay two_kernel: their zeroed plan was slower at
+// 2^16 and 2^18 (2.15 / 2.12, 2.38 / 2.33) and their slots are twice the size.
+constexpr Pipeline kAutomaticPipelineCapturedFlaggedSum = Pipeline::last_block;
 constexpr Pipeline kAutomaticPipelineFallback = Pipeline::last_block;
 
 namespace rationale {
@@ -199,6 +207,11 @@ inline constexpr const char* kCapturedCountedSum =
     "wave; last_block with the counted sum because the stream is being captured into a CUDA "
     "graph and the values are 4-byte integers (blocks meet in one atomic word that the graph "
     "owns, zero before every reduction: one launch, no fold, no cooperative launch)";
+inline constexpr const char* kCapturedFlaggedSum =
+    "automatic: grid = ceil(sqrt(bytes / 256 B)) rounded up to a power of two, capped at one "
+    "wave; last_block with flagged partials because the stream is being captured into a CUDA "
+    "graph and the sum accumulates in float (ticket and slots in state the graph owns, zero "
+    "before every reduction: one launch, same grid and bits as grid_sync)";
 inline constexpr const char* kStreamingCaptured =
     "automatic: input >= half the L2 (memory-bound): one wave of 512-thread blocks; two_kernel "
     "because the stream is being captured into a CUDA graph (a cooperative launch costs more "
