@@ -59,7 +59,7 @@ __device__ __forceinline__ typename P::Accum fold_partials_from(Reader read,
 //
 // Used by two_kernel's second kernel (reduce_partials_in_warp_kernel, where kernels.cuh gives its
 // measurements). Not by last_block's folding block: there it made the kernel slower inside graphs
-// (+0.07-0.25 us per reduction from 2^18 to 2^22, probe runs 45-46, benchmark/results/
+// (+0.07-0.28 us per reduction from 2^18 to 2^22, probe runs 45-46, benchmark/results/
 // h200-2026-11-22r-probe.txt), and its registers rose from 29 to 35 (ints) and 47 (doubles),
 // which the zeroed streaming grid's sizing cares about (policy.hpp).
 template <int BLOCK, class Reader, class Op>
