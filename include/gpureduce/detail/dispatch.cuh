@@ -216,15 +216,19 @@ cudaError_t run_rung(const Request<P>& r) {
   // One block waits for nobody: launched plainly, its epilogue skips the barrier.
   const bool cooperative = pipeline == Pipeline::grid_sync && grid > 1;
   const unsigned cluster_blocks = pipeline == Pipeline::cluster && grid > 1 ? unsigned(grid) : 0u;
-  // automatic's captured counted and flagged sums keep their state (the word; the ticket and the
-  // slots) in a slot the graph owns, zero when handed out and left zero by every reduction
-  // (graph_owned_state.hpp): nothing to zero per call.
+  // The state that must be zero when the kernel starts: the control block, and the slots this
+  // grid uses when they carry the partials.
   const std::size_t state_bytes =
-      counted ? sizeof(ControlBlock)
-              : kFlaggedSlotsOffset + std::size_t(grid) * kWordsPerSlot<Accum> * sizeof(std::uint64_t);
-  const bool graph_owned = n > 0 && state_bytes <= kGraphOwnedLargeSlotBytes &&
-                           ((counted && r.rationale == rationale::kCapturedCountedSum) ||
-                            (flagged && r.rationale == rationale::kCapturedFlaggedSum));
+      flagged ? kFlaggedSlotsOffset +
+                    std::size_t(grid) * kWordsPerSlot<Accum> * sizeof(std::uint64_t)
+              : sizeof(ControlBlock);
+  static_assert(sizeof(ControlBlock) % sizeof(std::uint64_t) == 0);
+  // automatic's captured counted and flagged sums keep it in a slot the graph owns, zero when
+  // handed out and left zero by every reduction (graph_owned_state.hpp): nothing to zero per call.
+  const bool captured_last_block = r.rationale == rationale::kCapturedCountedSum ||
+                                   r.rationale == rationale::kCapturedFlaggedSum;
+  const bool graph_owned = captured_last_block && (counted || flagged) && n > 0 &&
+                           state_bytes <= kGraphOwnedLargeSlotBytes;
   const bool zero_counter =
       uses_counter && !r.options.temp_storage_zeroed && n > 0 && !graph_owned;
   const bool second_kernel = pipeline == Pipeline::two_kernel && n > 0 && grid > 1;
@@ -257,12 +261,8 @@ cudaError_t run_rung(const Request<P>& r) {
   error = pdl_allowed(r.device, r.facts, reinterpret_cast<const void*>(first_pass), pdl);
   if (error != cudaSuccess) return error;
   if (zero_counter) {
-    // The control block, and the slots this grid uses when they carry the partials: by a memset
-    // per call, by a PDL kernel inside a stream capture (pipeline/arm.cuh says why each).
-    const std::size_t slot_bytes = std::size_t(kWordsPerSlot<Accum>) * sizeof(std::uint64_t);
-    const std::size_t bytes = flagged ? kFlaggedSlotsOffset + std::size_t(grid) * slot_bytes
-                                      : sizeof(ControlBlock);
-    static_assert(sizeof(ControlBlock) % sizeof(std::uint64_t) == 0);
+    // state_bytes: by a memset per call, by a PDL kernel inside a stream capture
+    // (pipeline/arm.cuh says why each).
     bool capturing = false;
     error = stream_is_capturing(r.stream, capturing);
     if (error != cudaSuccess) return error;
@@ -272,9 +272,9 @@ cudaError_t run_rung(const Request<P>& r) {
                              "gpureduce: launching the kernel that zeroes the ticket counter",
                              "gpureduce: after launching the counter-zeroing kernel",
                              reinterpret_cast<std::uint64_t*>(base),
-                             unsigned(bytes / sizeof(std::uint64_t)));
+                             unsigned(state_bytes / sizeof(std::uint64_t)));
     } else {
-      error = check(cudaMemsetAsync(base, 0, bytes, r.stream),
+      error = check(cudaMemsetAsync(base, 0, state_bytes, r.stream),
                     "gpureduce: zeroing the ticket counter");
     }
     if (error != cudaSuccess) return error;
