@@ -1,4 +1,5 @@
-// The pool of graph-owned slots (see detail/graph_owned_state.hpp).
+// The pool of zeroed slots, and the loans of them to captured graphs (see
+// detail/graph_owned_state.hpp; stream_owned_state.cpp keeps slots of it too).
 #include "gpureduce/detail/graph_owned_state.hpp"
 
 #include <map>
@@ -77,6 +78,20 @@ cudaError_t grow(std::size_t slot_bytes, std::vector<unsigned char*>& free_slots
 
 }  // namespace
 
+cudaError_t take_zeroed_slot(int device, std::size_t slot_bytes, unsigned char** slot) {
+  if (slot_bytes != kGraphOwnedSmallSlotBytes && slot_bytes != kGraphOwnedLargeSlotBytes)
+    return fail(cudaErrorInvalidValue, "gpureduce: internal error: no slots of that size");
+  std::lock_guard<std::mutex> lock(pool().mutex);
+  std::vector<unsigned char*>& free_slots = pool().free_slots[{device, slot_bytes}];
+  if (free_slots.empty()) {
+    const cudaError_t error = grow(slot_bytes, free_slots);
+    if (error != cudaSuccess) return error;
+  }
+  *slot = free_slots.back();
+  free_slots.pop_back();
+  return cudaSuccess;
+}
+
 cudaError_t acquire_graph_owned_slot(cudaStream_t stream, int device, std::size_t bytes,
                                      unsigned char** slot) {
   if (bytes > kGraphOwnedLargeSlotBytes)
@@ -94,19 +109,14 @@ cudaError_t acquire_graph_owned_slot(cudaStream_t stream, int device, std::size_
                 "gpureduce: internal error: graph-owned state asked for outside a capture");
 
   auto* loan = new SlotLoan{{device, slot_bytes}, nullptr};
-  {
-    std::lock_guard<std::mutex> lock(pool().mutex);
-    std::vector<unsigned char*>& free_slots = pool().free_slots[loan->device_and_size];
-    if (free_slots.empty()) error = grow(slot_bytes, free_slots);
-    if (error == cudaSuccess) {
-      loan->slot = free_slots.back();
-      free_slots.pop_back();
-      ++pool().slots_in_use;
-    }
-  }
+  error = take_zeroed_slot(device, slot_bytes, &loan->slot);
   if (error != cudaSuccess) {
     delete loan;
     return error;
+  }
+  {
+    std::lock_guard<std::mutex> lock(pool().mutex);
+    ++pool().slots_in_use;
   }
   unsigned char* const granted = loan->slot;  // the loan belongs to the graph from here on
   cudaUserObject_t object = nullptr;

@@ -71,29 +71,23 @@ void check_plans() {
       SCOPED_TRACE(C::name() + " n=" + std::to_string(n) + (zeroed ? " zeroed: " : ": ") + gpureduce::describe(plan));
       EXPECT_EQ(plan.strategy, Strategy::vectorized);
       EXPECT_STRNE(plan.rationale, "");
-      // Zeroed storage: last_block (flagged partials) at every size; else a cluster up to 256 KiB.
-      const bool cluster_range =
-          !zeroed && n > one_block_items && n <= cluster_items && limits.clusters;
-      const Pipeline expected_pipeline =
-          zeroed ? Pipeline::last_block
-                 : (cluster_range ? Pipeline::cluster
-                                  : (limits.cooperative ? Pipeline::grid_sync : Pipeline::last_block));
-      EXPECT_EQ(plan.pipeline, expected_pipeline);
       const std::int64_t bytes = n * item;
+      const bool streaming = bytes > kClusterBytes && bytes >= limits.l2_bytes / 2;
+      // Zeroed storage: last_block (flagged partials) at every size; else, above one block and
+      // below streaming, the same plan on the stream's state (this process holds far fewer than
+      // kStreamOwnedSlotsPerDevice streams); else grid_sync where the device launches cooperatively.
+      const bool stream_owned = !zeroed && n > one_block_items && !streaming;
+      const Pipeline expected_pipeline =
+          zeroed || stream_owned || !limits.cooperative ? Pipeline::last_block : Pipeline::grid_sync;
+      EXPECT_EQ(plan.pipeline, expected_pipeline);
+      EXPECT_EQ(std::string(plan.rationale) == detail::rationale::kStreamOwned, stream_owned);
       if (n <= one_block_items) {
         EXPECT_EQ(plan.grid_blocks, 1);
         EXPECT_EQ(plan.block_threads, single_block_threads(bytes));
         EXPECT_EQ(plan.launches, 1);
         continue;
       }
-      const bool streaming = bytes > kClusterBytes && bytes >= limits.l2_bytes / 2;
       EXPECT_EQ(plan.block_threads, streaming ? 512 : 256);
-      if (cluster_range) {  // one cluster: 8 blocks are always schedulable on sm_90, 16 at most
-        EXPECT_LE(plan.grid_blocks, 16);
-        EXPECT_GE(plan.grid_blocks, 8);
-        EXPECT_EQ(plan.launches, 1);
-        continue;
-      }
       const std::int64_t vectors = bytes / 16;
       const std::int64_t useful = (vectors + plan.block_threads - 1) / plan.block_threads;
       // Streaming: one wave, no sqrt target (one wave is at least one block per multiprocessor).
@@ -106,9 +100,9 @@ void check_plans() {
       // Streaming on zeroed storage: two blocks per multiprocessor, not the one wave.
       if (streaming && zeroed)
         EXPECT_EQ(plan.grid_blocks, std::min<std::int64_t>(2 * std::int64_t(limits.multiprocessors), useful));
-      // Only the fallback (no cooperative launch, storage not zeroed) launches twice: zeroing, then
-      // the reduction.
-      EXPECT_EQ(plan.launches, (!zeroed && !limits.cooperative) ? 2 : 1);
+      // Only the fallback (streaming, no cooperative launch, storage not zeroed) launches twice:
+      // zeroing, then the reduction.
+      EXPECT_EQ(plan.launches, (!zeroed && !stream_owned && !limits.cooperative) ? 2 : 1);
     }
   }
 }
@@ -160,8 +154,8 @@ TEST(Automatic, MatchesCubAroundTheBoundariesDouble) { REQUIRE_GPU(); check_answ
 TEST(Automatic, MatchesCubAroundTheBoundariesInt32) { REQUIRE_GPU(); check_answers<Case<std::int32_t, std::int32_t, Op::sum>>(); }
 TEST(Automatic, MatchesCubAroundTheBoundariesHalf) { REQUIRE_GPU(); check_answers<Case<__half, float, Op::sum>>(); }
 
-// automatic's one-block, cluster and (zeroed storage) last_block plans launch kernels built for
-// their shape, which claim the bits of the general kernel launched with the same Options
+// automatic's one-block and last_block plans (zeroed storage, or the stream's state) launch
+// kernels built for their shape, which claim the bits of the general kernel launched with the same Options
 // (vectorized, the plan's pipeline, block and grid). Random floats, whose sums round, so the order
 // shows in the bits: another order (a 1024-thread block, or half the grid) must differ somewhere,
 // or this test could not tell.
@@ -170,7 +164,7 @@ void check_shape_kernels() {
   using In = typename C::In;
   using Out = typename C::Out;
   const std::int64_t item = std::int64_t(sizeof(In));
-  const bool clusters = device_limits().clusters;
+  const std::int64_t streaming_bytes = device_limits().l2_bytes / 2;
   int differs_from_other_order = 0, cases = 0;
   for (std::int64_t n : {std::int64_t(33), std::int64_t(1000), 4096 / item + 3, 8192 / item,
                          16384 / item - 1, 32768 / item + 5, kOneBlockBytes / item,
@@ -188,9 +182,9 @@ void check_shape_kernels() {
         LaunchPlan plan;
         ASSERT_EQ(C::plan(plan, d_in, n, automatic), cudaSuccess) << last_error_message();
         const bool one_block = n * item <= kOneBlockBytes;
-        const bool shaped = one_block || zeroed || (clusters && n * item <= kClusterBytes);
+        const bool shaped = one_block || zeroed || n * item < streaming_bytes;
         if (!shaped) continue;
-        if (!one_block) ASSERT_EQ(plan.pipeline, zeroed ? Pipeline::last_block : Pipeline::cluster);
+        if (!one_block) ASSERT_EQ(plan.pipeline, Pipeline::last_block) << plan.rationale;
         Options general{Strategy::vectorized, plan.pipeline, plan.block_threads, plan.grid_blocks};
         general.temp_storage_zeroed = zeroed;
         Options other_order = general;

@@ -20,6 +20,7 @@
 #include "block/vectorized.cuh"
 #include "block/warp_shuffle.cuh"
 #include "graph_owned_state.hpp"
+#include "stream_owned_state.hpp"
 #include "kernels.cuh"
 #include "ops.cuh"
 #include "pipeline/arm.cuh"
@@ -64,6 +65,9 @@ struct Request {
   bool half_room_grid;    // at most automatic_streaming_zeroed_blocks_per_sm per SM (policy.hpp)
   ShapeKernel shape;      // automatic's plans that have a kernel of their own (kernels.cuh)
   const char* rationale;  // why this plan, for LaunchPlan::rationale
+  // automatic's uncaptured last_block plan: the state lives in the stream's slot
+  // (stream_owned_state.hpp), null when only planning.
+  unsigned char* stream_state;
 };
 
 inline constexpr const char* kTempTooSmall =
@@ -229,8 +233,15 @@ cudaError_t run_rung(const Request<P>& r) {
                                    r.rationale == rationale::kCapturedFlaggedSum;
   const bool graph_owned = captured_last_block && (counted || flagged) && n > 0 &&
                            state_bytes <= kGraphOwnedLargeSlotBytes;
-  const bool zero_counter =
-      uses_counter && !r.options.temp_storage_zeroed && n > 0 && !graph_owned;
+  // automatic's uncaptured counted and flagged sums keep it in their stream's slot, likewise; reduce()
+  // chose that plan only where the state fits (stream_owned_state_fits).
+  const bool stream_owned = r.rationale == rationale::kStreamOwned;
+  if (stream_owned && n > 0 && grid > 1 &&
+      (!(counted || flagged) || state_bytes > kGraphOwnedLargeSlotBytes))
+    return fail(cudaErrorInvalidValue,
+                "gpureduce: internal error: the stream's state does not hold this plan's");
+  const bool zero_counter = uses_counter && !r.options.temp_storage_zeroed && n > 0 &&
+                            !graph_owned && !stream_owned;
   const bool second_kernel = pipeline == Pipeline::two_kernel && n > 0 && grid > 1;
 
   if (r.plan) {
@@ -255,6 +266,9 @@ cudaError_t run_rung(const Request<P>& r) {
     error = acquire_graph_owned_slot(r.stream, r.device, state_bytes, &base);
     if (error != cudaSuccess) return error;
   }
+  if (stream_owned && r.stream_state == nullptr)
+    return fail(cudaErrorInvalidValue, "gpureduce: internal error: no stream state to launch on");
+  if (stream_owned) base = r.stream_state;
   const KernelArgs<P> args{r.d_in,    r.d_out,   n, base, r.init, r.op,
                            r.fold_init, std::uint8_t(pipeline), flagged};
   bool pdl = false;
@@ -375,6 +389,23 @@ cudaError_t launch_single_block(void (*kernel)(KernelArgs<P>), const KernelArgs<
                         "gpureduce: after launching the reduction kernel", args);
 }
 
+// Whether automatic's last_block state for an input of `input_bytes` fits a stream's slot
+// (stream_owned_state.hpp): the counted word of 4-byte integer sums, or the ticket and a flagged
+// slot per block of the largest grid the sqrt rule gives there (its cap at one wave only lowers it).
+template <class Op, class Accum>
+bool stream_owned_state_fits(unsigned long long input_bytes) {
+  if constexpr (kCountedSumFits<Op, Accum>) {
+    return automatic_grid_target(input_bytes) <= kCountedSumMaxGrid;
+  } else if constexpr (kFlaggable<Accum>) {
+    const auto grid = std::uint64_t(automatic_grid_target(input_bytes));
+    return grid <= std::uint64_t(kFlaggedSlotCapacity) &&
+           kFlaggedSlotsOffset + grid * kWordsPerSlot<Accum> * sizeof(std::uint64_t) <=
+               kGraphOwnedLargeSlotBytes;
+  } else {
+    return false;
+  }
+}
+
 // Validates, resolves `automatic`, and runs (or only sizes, or only plans) one reduction.
 template <class In, class Out, class Op, class Init>
 cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const In* d_in, Out* d_out,
@@ -441,6 +472,7 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
       streaming = true;
     }
   }
+  unsigned char* stream_state = nullptr;
   if (options.pipeline == Pipeline::automatic) {
     const bool cluster_range = facts.thread_block_clusters &&
                                input_bytes > kAutomaticSingleBlockBytes &&
@@ -450,7 +482,7 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
     if (options.temp_storage_zeroed) {
       resolved.pipeline = kAutomaticPipelineZeroed;
       why = streaming ? rationale::kStreamingZeroed : rationale::kZeroed;
-    } else if (cluster_range) {
+    } else if (cluster_range && !automatic_strategy) {
       resolved.pipeline = kAutomaticPipelineSmall;
       why = rationale::kCluster;
     } else {
@@ -474,6 +506,26 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
       } else if (capturing) {
         resolved.pipeline = kAutomaticPipelineCaptured;
         why = streaming ? rationale::kStreamingCaptured : rationale::kCaptured;
+      } else if (automatic_strategy && rationale != rationale::kSingleBlock && !streaming &&
+                 stream_owned_state_fits<Op, Accum>(input_bytes)) {
+        // The stream's slot: taken on its first call; planning only asks whether it would be.
+        bool available = false;
+        if (plan != nullptr) {
+          error = stream_owned_slot_available(stream, device, available);
+        } else if (d_temp_storage != nullptr) {
+          error = stream_owned_slot(stream, device, &stream_state);
+          available = stream_state != nullptr;
+        } else {
+          available = true;  // sizing: the same temp storage either way
+        }
+        if (error != cudaSuccess) return error;
+        if (available) {
+          resolved.pipeline = kAutomaticPipelineStreamOwned;
+          why = rationale::kStreamOwned;
+        } else if (facts.cooperative_launch) {
+          resolved.pipeline = kAutomaticPipelineCooperative;
+          why = rationale::kGridSync;
+        }
       } else if (facts.cooperative_launch) {
         resolved.pipeline = kAutomaticPipelineCooperative;
         why = streaming ? rationale::kStreamingGridSync : rationale::kGridSync;
@@ -501,6 +553,7 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
   if (rationale == rationale::kSingleBlock) shape = ShapeKernel::one_block;
   else if (rationale == rationale::kCluster) shape = ShapeKernel::cluster;
   else if (rationale == rationale::kZeroed || rationale == rationale::kStreamingZeroed ||
+           rationale == rationale::kStreamOwned ||
            rationale == rationale::kCapturedCountedSum ||
            rationale == rationale::kCapturedFlaggedSum)
     shape = ShapeKernel::last_block;
@@ -519,7 +572,7 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
                            num_items,      op,                 init,  fold_init,
                            stream,         resolved,           plan,  device,
                            facts,          automatic_grid,     half_room_grid,
-                           shape,          rationale};
+                           shape,          rationale,          stream_state};
   return run_strategy(request);
 }
 

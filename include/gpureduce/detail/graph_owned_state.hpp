@@ -29,6 +29,11 @@ namespace gpureduce::detail {
 inline constexpr std::size_t kGraphOwnedSmallSlotBytes = 128;
 inline constexpr std::size_t kGraphOwnedLargeSlotBytes = std::size_t(8) << 10;
 
+// A zeroed slot of `slot_bytes` (one of the two sizes above) on `device`, taken from the pool for
+// good (a chunk is allocated and zeroed when the pool is empty, the capture mode relaxed as below).
+// For stream_owned_state.cpp, whose slots are held for the life of the process.
+cudaError_t take_zeroed_slot(int device, std::size_t slot_bytes, unsigned char** slot);
+
 // While `stream` is being captured on the current device `device`: `bytes` (at most the large
 // slot) of zeroed state in a slot of its own, retained by the capture's graph. Allocates a chunk
 // of slots when the pool is empty (with the thread's capture mode relaxed around the allocation

@@ -96,11 +96,28 @@ inline std::int64_t automatic_grid_target(std::uint64_t input_bytes) {
 // 16 x 256 cluster took 2.00 us against 2.10 for this plan, and this plan won from 1 MiB (2.30
 // against 2.59 for grid_sync). One rule for both, so the larger gain wins: last_block.
 // Without that promise the counter and slots would need zeroing per call (a memset: 2 us inside a
-// graph, the same probe; there a PDL kernel now, pipeline/arm.cuh, ~0.5 us), so: one cluster up to
-// 256 KiB, then grid_sync where the device can launch cooperatively (no counter, so nothing to
-// zero: 1.0-1.5 us less per call than last_block + memset on the H200).
+// graph, the same probe; there a PDL kernel now, pipeline/arm.cuh, ~0.5 us), so automatic runs the
+// same plan on state the library keeps zero: the stream's own (kAutomaticPipelineStreamOwned below)
+// or the captured graph's. Where neither serves: grid_sync where the device can launch
+// cooperatively (no counter, so nothing to zero: 1.0-1.5 us less per call than last_block +
+// memset on the H200), else last_block with the memset.
 constexpr Pipeline kAutomaticPipelineZeroed = Pipeline::last_block;
-// Without the zeroed promise, above the one-block limit and up to this many bytes: one cluster of
+// Per call (the stream not being captured), default Options, above the one-block limit and below
+// the streaming range: the zeroed plan (the same kernel, grid and bits) on state its stream keeps
+// in the library (stream_owned_state.hpp): one launch, no memset, no cooperative launch. Until stop
+// u it was one cluster up to 256 KiB, then grid_sync; benchmark run h200-2026-11-22t measured both
+// beside the zeroed plan, per call in us (CUB's in brackets), those plans / zeroed:
+//   f32  2^16 6.88 / 6.53 (9.66)   2^18 7.42 / 6.59 (9.60)   2^20 8.00 / 7.23 (9.44)   2^22 9.41 / 8.64 (11.04)
+//   i32  2^16 8.03 / 6.11 (9.47)   2^18 8.77 / 6.18 (9.54)   2^20 9.09 / 6.72 (9.39)   2^22 10.66 / 8.64 (10.78)
+//   f64  2^14 6.85 / 6.72 (9.25)   2^16 7.58 / 6.85 (9.41)   2^18 7.94 / 6.98 (9.34)   2^20 8.86 / 7.94 (9.98)
+// (run s agrees: i32 2^16 7.52 / 6.69, f32 2^18 9.02 / 8.22, f64 2^20 9.44 / 8.42). The slot costs
+// a lookup on the host (cudaStreamGetId and a map under a mutex), none on the device. The streaming
+// range keeps grid_sync: the last_block kernel fits 4 blocks of 512 on an SM where the general
+// kernel fits 3, so its one wave, and its bits, would differ from the captured plan's; and there
+// a launch is 1% of the call.
+constexpr Pipeline kAutomaticPipelineStreamOwned = Pipeline::last_block;
+// Explicit strategies with Pipeline::automatic (automatic's own strategy takes the plan above),
+// above the one-block limit and up to this many bytes: one cluster of
 // up to 16 blocks (sm_90+). H200, 2026-11-22, per call / per reduction in a graph: at 256 KiB
 // 7.3 us / 1.94 us against 8.1 / 2.49 (grid_sync); at 1 MiB 7.8 / 2.84 against 7.4 / 2.69. The
 // later sweep (automatic-tuning.txt) put the crossover below 512 KiB: at 65536 doubles the
@@ -184,12 +201,18 @@ inline constexpr const char* kCallerChose = "as the caller's Options chose";
 inline constexpr const char* kSingleBlock =
     "automatic: one block of 128-512 threads, 64 input bytes a thread (input <= 64 KiB: no "
     "partials, no counter, one launch of a kernel built for one block)";
+inline constexpr const char* kStreamOwned =
+    "automatic: grid = ceil(sqrt(bytes / 256 B)) rounded up to a power of two, capped at one "
+    "wave; last_block with flagged partials (a counted sum for 4-byte integers) on state the "
+    "stream keeps in the library, zero before every reduction (one launch: no memset, no "
+    "cooperative launch; the zeroed plan's kernel, grid and bits)";
 inline constexpr const char* kCluster =
     "automatic: one cluster of up to 16 blocks (64 KiB < input <= 256 KiB; blocks meet at the "
     "cluster barrier and fold through distributed shared memory: no counter, no memset)";
 inline constexpr const char* kGridSync =
     "automatic: grid = ceil(sqrt(bytes / 256 B)) rounded up to a power of two, capped at one "
-    "wave; grid_sync because the device launches cooperatively (no counter, no memset)";
+    "wave; grid_sync because the device launches cooperatively (no counter, no memset; no state "
+    "of the stream's served: its device's slots are all held, or the partials outgrow one)";
 inline constexpr const char* kZeroed =
     "automatic: grid = ceil(sqrt(bytes / 256 B)) rounded up to a power of two, capped at one "
     "wave; last_block with flagged partials (a counted sum for 4-byte integers) because temp "
