@@ -1,8 +1,8 @@
 // gpureduce_bench: Google Benchmark head-to-head of gpureduce against cub::DeviceReduce and
 // thrust::reduce, in three families:
 //   stream: <op>/<type>/n:<n>/<contender>        one call between two CUDA events on the default
-//           stream; contender = <strategy>/<pipeline>, automatic/automatic+zeroed, cub, thrust or
-//           floor.
+//           stream; contender = <strategy>/<pipeline>, automatic/automatic+zeroed, cub, thrust,
+//           floor or (sums) read.
 //   graph:  graph/<op>/<type>/n:<n>/<contender>  sum f32/i32/f64; automatic/automatic,
 //           automatic/automatic+zeroed, cub and floor. 100 calls on the same input captured into
 //           one CUDA graph (graph_timing.hpp); one replay between events per iteration, reported
@@ -17,6 +17,10 @@
 // and not validated. Its time is the launch cost no single-launch reduction can get below in this
 // harness; report.py adds the input bytes at the theoretical bandwidth to it for the "floor"
 // columns of its automatic-vs-CUB tables.
+// read is not a reduction either: one launch of a kernel that reads the input once and reduces
+// nothing (floor_kernel.cu), for sums at every n of the stream family, not validated. Where the time
+// is bandwidth its time is the floor: what reading these bytes costs on this machine in this run
+// (report.py's "reading the input alone" tables).
 // Time is GPU time from CUDA events (UseManualTime); Google Benchmark's real_time is its mean.
 // Counters: median_us, p10_us, p90_us (percentiles of the iterations' times, per call or per
 // reduction: robust to one slow iteration, unlike the mean); for gpureduce contenders the launch
@@ -145,6 +149,10 @@ constexpr int kCallsPerGraph = 100;
 
 // The label note of the floor contender (report.py recognises the contender by its name, "floor").
 constexpr const char* kFloorNote = "floor: one empty kernel launch (no work)";
+constexpr const char* kReadNote = "read: one launch that reads the input and reduces nothing";
+const char* no_result_note(const Contender& c) {
+  return c.kind == Contender::read_input ? kReadNote : kFloorNote;
+}
 
 std::vector<Contender> contenders_for(const Case& c, ContenderSet set) {
   using gpureduce::Pipeline;
@@ -164,6 +172,8 @@ std::vector<Contender> contenders_for(const Case& c, ContenderSet set) {
   list.push_back(cub_contender());
   list.push_back(thrust_contender());
   list.push_back(floor_contender());  // in every set: report.py's floor columns need it at every n
+  // Sums only (the bytes are the same whatever the operation): report.py's read floor table.
+  if (c.op == OpKind::sum) list.push_back(read_contender());
   return list;
 }
 
@@ -315,8 +325,8 @@ void run_stream(benchmark::State& st, const Contender& c, std::int64_t n) {
   if (c.kind == Contender::thrust) notes.push_back("thrust allocates and synchronises per call");
   if (c.options.temp_storage_zeroed)
     notes.push_back("temp storage zeroed once, no per-call memset");
-  if (!call.has_result()) notes.push_back(kFloorNote);
-  report(st, n, sizeof(In), times, suite->flush_l2, notes, call.has_result());
+  if (!call.has_result()) notes.push_back(no_result_note(c));
+  report(st, n, sizeof(In), times, suite->flush_l2, notes, call.reads_input());
 }
 
 // The graph family: kCallsPerGraph calls captured into one graph on a stream of its own; each
@@ -381,9 +391,9 @@ void run_graph(benchmark::State& st, const Contender& c, std::int64_t n) {
 
   if (c.options.temp_storage_zeroed)
     notes.push_back("temp storage zeroed once, no per-call memset");
-  if (!calls[0]->has_result()) notes.push_back(kFloorNote);
+  if (!calls[0]->has_result()) notes.push_back(no_result_note(c));
   if (suite->flush_l2) notes.push_back("L2 not flushed in graph mode");
-  report(st, n, sizeof(In), times, /*l2_flushed=*/false, notes, calls[0]->has_result());
+  report(st, n, sizeof(In), times, /*l2_flushed=*/false, notes, calls[0]->reads_input());
 }
 
 // The paired family: A (gpureduce) and B (CUB) on the same input, both validated, then each

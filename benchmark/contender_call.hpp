@@ -1,6 +1,6 @@
 // The contenders of gpureduce_bench (gpureduce with some Options, cub::DeviceReduce, thrust::reduce,
-// and `floor`, one empty kernel launch that computes nothing: the time no single-launch reduction
-// can beat) and one contender's call on one input, set up as a careful user sets it up: temp storage sized and
+// `floor`, one empty kernel launch that computes nothing: the time no single-launch reduction
+// can beat, and `read`, one launch that only reads the input) and one contender's call on one input, set up as a careful user sets it up: temp storage sized and
 // allocated once, outside anything timed. Both benchmark families (stream and graph) use it.
 #pragma once
 
@@ -20,7 +20,8 @@
 namespace gpureduce_bench {
 
 struct Contender {
-  enum Kind { gpureduce, cub, thrust, empty_launch } kind = gpureduce;  // empty_launch: "floor"
+  // empty_launch: "floor"; read_input: "read"
+  enum Kind { gpureduce, cub, thrust, empty_launch, read_input } kind = gpureduce;
   gpureduce::Options options;  // for kind == gpureduce
   std::string name;            // the last part of a benchmark's name
 };
@@ -60,6 +61,16 @@ inline Contender floor_contender() {
   return c;
 }
 
+// Not a reduction either: one launch of a kernel that reads the input and reduces nothing
+// (floor_kernel.hpp), as fast as we know how to read it. Where the time is bandwidth (large n) it
+// is the floor that counts: what a read of these bytes takes on this machine, in this run.
+inline Contender read_contender() {
+  Contender c;
+  c.kind = Contender::read_input;
+  c.name = "read";
+  return c;
+}
+
 template <class In, OpKind Op>
 class ContenderCall {
  public:
@@ -80,6 +91,7 @@ class ContenderCall {
         break;
       case Contender::thrust:
       case Contender::empty_launch:
+      case Contender::read_input:
         break;
     }
   }
@@ -102,6 +114,9 @@ class ContenderCall {
       case Contender::empty_launch:
         BENCH_CUDA_CHECK(launch_empty_kernel(stream));
         break;
+      case Contender::read_input:
+        BENCH_CUDA_CHECK(launch_read_kernel(d_in_, std::size_t(n_) * sizeof(In), stream));
+        break;
     }
   }
 
@@ -113,8 +128,12 @@ class ContenderCall {
     BENCH_CUDA_CHECK(cudaMemsetAsync(d_out_.get(), 0x7F, sizeof(Out), stream));
   }
 
-  // Whether the call computes a result that can be checked (every contender but floor).
-  bool has_result() const { return c_.kind != Contender::empty_launch; }
+  // Whether the call computes a result that can be checked (every contender but floor and read).
+  bool has_result() const {
+    return c_.kind != Contender::empty_launch && c_.kind != Contender::read_input;
+  }
+  // Whether it reads the input (every contender but floor): then its bytes and GB/s are reported.
+  bool reads_input() const { return c_.kind != Contender::empty_launch; }
 
   // Waits for `stream`, then reads the answer (meaningless for floor: see has_result).
   Out result(cudaStream_t stream) {

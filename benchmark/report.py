@@ -45,6 +45,12 @@ TIME_UNIT_TO_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 ELEM_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "i32": 4, "u32": 4, "f64": 8, "i64": 8, "u64": 8}
 # The contender that is no reduction: one empty kernel launch per call (gpureduce_bench's floor).
 FLOOR = "floor"
+# The other contender that is no reduction: one launch that only reads the input (gpureduce_bench's
+# read), sums only.
+READ = "read"
+# From this many input bytes the read floor table lists a size (above the H200's 60 MiB L2 at 2^24
+# floats: a read there is HBM bandwidth, which is what the table is about).
+READ_TABLE_MIN_BYTES = 64 << 20
 # Name prefixes of the families other than stream (whose names have none).
 MODE_PREFIXES = ("graph", "paired")
 # The paired family's benchmarks (the last part of their names), in table order, with A's name.
@@ -246,6 +252,38 @@ FLOOR_TEXT = (
     "bound that assumes no bandwidth at all.")
 
 
+READ_TEXT = (
+    "The `read` contender is one launch of a kernel that reads the input once with 16-byte loads, "
+    "8 in flight per thread, one wave of 512-thread blocks, and reduces nothing: how fast this "
+    "machine reads these bytes, in this run, as fast as we know how to read them. Where the time is "
+    "bandwidth it is the floor that counts for `% of peak` targets: a reduction must read every "
+    "byte too. `automatic / read` and `CUB / read` are times over its time.")
+
+
+def read_lines(case, rows):
+    """Per n from READ_TABLE_MIN_BYTES up: the read floor against automatic and CUB (stream family,
+    sums); [] when the case has no read contender there."""
+    op, typ = case
+    size = ELEM_BYTES.get(typ)
+    by = {(r["contender"], r["n"]): r for r in measured(rows)}
+    ns = sorted(n for (name, n) in by if name == READ and size and n * size >= READ_TABLE_MIN_BYTES)
+    if not ns:
+        return []
+    lines = ["### %s %s: reading the input alone" % (op, typ), "",
+             "| n | read µs | read GB/s | read % of peak | automatic µs | automatic % of peak | "
+             "automatic / read | CUB µs | CUB % of peak | CUB / read |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for n in ns:
+        rd, a, c = by.get((READ, n)), by.get(("automatic/automatic", n)), by.get(("cub", n))
+        t = lambda r: r["time_us"] if r else None
+        ratio = lambda r: fmt(t(r) / rd["time_us"] if r else None, ".3f")
+        lines.append("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            n, fmt(rd["time_us"], ".2f"), fmt(rd.get("gbps"), ".1f"), fmt(rd.get("pct_peak"), ".1f"),
+            fmt(t(a), ".2f"), fmt(a.get("pct_peak") if a else None, ".1f"), ratio(a),
+            fmt(t(c), ".2f"), fmt(c.get("pct_peak") if c else None, ".1f"), ratio(c)))
+    return lines
+
+
 def ratio_cells(by, names, n, cub):
     """µs and time / CUB for each contender in names at n ('-' where missing, 'error' where it
     failed: the message is in the Errors section)."""
@@ -358,7 +396,7 @@ def case_table_lines(case, rows):
             c = cub.get(n)
             spread = ("%.2f–%.2f" % (r["p10_us"], r["p90_us"])
                       if r.get("p10_us") is not None and r.get("p90_us") is not None else "-")
-            reads = r["contender"] != FLOOR  # the empty launch reads nothing: no GB/s
+            reads = r["contender"] != FLOOR  # the empty launch reads nothing: no GB/s (read does)
             lines.append("| %d%s | %s | %.2f | %s | %s | %s | %s |" % (
                 n, " (L2)" if r.get("l2_resident") else "", r["contender"], r["time_us"], spread,
                 fmt(r["gbps"] if reads else None, ".1f"), fmt(r.get("pct_peak") if reads else None, ".1f"),
@@ -408,6 +446,12 @@ def write_markdown(path, args, device, context, results, paired=()):
             out += [FLOOR_TEXT % peak_text, ""]
         for case, rows in stream_cases.items():
             out += summary_lines("stream", case, rows, peak, with_floor) + [""]
+        read_tables = [read_lines(case, rows) for case, rows in stream_cases.items()]
+        if any(read_tables):
+            out += ["## Reading the input alone (the bandwidth floor)", "", READ_TEXT, ""]
+            for lines in read_tables:
+                if lines:
+                    out += lines + [""]
     if graph_cases:
         out += ["## Graph mode: automatic vs CUB", "",
                 "Per reduction: 100 reductions of the same input captured into one CUDA graph, one "
