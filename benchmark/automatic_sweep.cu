@@ -1,6 +1,6 @@
 // The sweep behind `automatic`'s constants (detail/policy.hpp): for each size, the configurations
-// `automatic` chooses between (one block of 128-1024 threads, one cluster of 8 or 16 blocks of
-// 256-1024 threads, grid_sync and zeroed last_block at grids of 1/2x to 4x the sqrt rule and one
+// `automatic`'s rules were drawn from (one block of 128-1024 threads, one cluster of 8 or 16 blocks
+// of 256-1024 threads, which automatic no longer picks since its state moved to the stream, grid_sync and zeroed last_block at grids of 1/2x to 4x the sqrt rule and one
 // wave, with 256- and 512-thread blocks, above 64 KiB), each timed two ways against
 // cub::DeviceReduce::Sum:
 //   graph:  per reduction, 100 reductions captured into one CUDA graph, median of 25 replays

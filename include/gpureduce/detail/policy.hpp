@@ -111,7 +111,10 @@ constexpr Pipeline kAutomaticPipelineZeroed = Pipeline::last_block;
 //   i32  2^16 8.03 / 6.11 (9.47)   2^18 8.77 / 6.18 (9.54)   2^20 9.09 / 6.72 (9.39)   2^22 10.66 / 8.64 (10.78)
 //   f64  2^14 6.85 / 6.72 (9.25)   2^16 7.58 / 6.85 (9.41)   2^18 7.94 / 6.98 (9.34)   2^20 8.86 / 7.94 (9.98)
 // (run s agrees: i32 2^16 7.52 / 6.69, f32 2^18 9.02 / 8.22, f64 2^20 9.44 / 8.42). The slot costs
-// a lookup on the host (cudaStreamGetId and a map under a mutex), none on the device. The streaming
+// a lookup on the host (cudaStreamGetId and a map under a mutex, 73-100 ns, probe run 50,
+// benchmark/results/h200-2026-11-22u-probe.txt), none on the device. With it, run
+// h200-2026-11-22v, paired call by call with CUB: f32 0.663 / 0.677 / 0.724 at 2^16 / 2^18 / 2^20,
+// i32 0.620 / 0.623 / 0.661, f64 0.679 / 0.698 / 0.764. The streaming
 // range keeps grid_sync: the last_block kernel fits 4 blocks of 512 on an SM where the general
 // kernel fits 3, so its one wave, and its bits, would differ from the captured plan's; and there
 // a launch is 1% of the call.

@@ -30,7 +30,8 @@ inline constexpr std::size_t kStreamOwnedSlotsPerDevice = 256;
 
 // The slot of `stream` on the current device `device` (kGraphOwnedLargeSlotBytes of state, zero
 // between reductions), taken from the pool on the stream's first call; *slot is null when the
-// device's streams hold kStreamOwnedSlotsPerDevice slots already and this stream holds none.
+// device's streams hold kStreamOwnedSlotsPerDevice slots already and this stream holds none, or
+// when no slot could be allocated (the call then takes the plan that needs none).
 cudaError_t stream_owned_slot(cudaStream_t stream, int device, unsigned char** slot);
 // Whether stream_owned_slot would give `stream` a slot, without taking one (for LaunchPlan).
 cudaError_t stream_owned_slot_available(cudaStream_t stream, int device, bool& available);
