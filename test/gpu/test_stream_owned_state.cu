@@ -203,5 +203,37 @@ TEST(StreamOwnedState, WithoutASlotTheOldPlanGivesTheSameBits) {
   CUDA_OK(cudaStreamDestroy(without_slot));
 }
 
+// automatic with the caller's grid_blocks (or block_threads): the state must fit the slot at the
+// grid the call will launch, not at the rule's. 8-byte partials at 3879 blocks outgrow the 8 KiB
+// slot (the fuzz test's case 1363 failed there with an internal error): that call keeps grid_sync;
+// at 64 blocks it takes the slot. Answers bitwise CUB's (Max; uint64 sums wrap alike in any order).
+template <class C>
+void caller_grid(std::int64_t n, int block_threads, int grid_blocks, bool expect_slot) {
+  Options options;
+  options.block_threads = block_threads;
+  options.grid_blocks = grid_blocks;
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(C::name() + " " + describe(options, n, 0, seed));
+  DeviceBuffer<typename C::In> in{std::size_t(n)};
+  DeviceBuffer<typename C::Out> ref{1};
+  CUDA_OK(fill_random(in.get(), n, seed, Fill::random));
+  CUDA_OK(C::cub(in.get(), ref.get(), n));
+  LaunchPlan plan;
+  ASSERT_EQ(C::plan(plan, in.get(), n, options), cudaSuccess) << last_error_message();
+  EXPECT_EQ(is_stream_owned(plan), expect_slot) << gpureduce::describe(plan);
+  typename C::Out got{};
+  ASSERT_TRUE(run_gpureduce<C>(in.get(), n, options, got));
+  EXPECT_TRUE(same_bits(got, copy_to_host(ref.get()))) << show(got) << " vs CUB " << show(copy_to_host(ref.get()));
+}
+
+TEST(StreamOwnedState, TheCallersGridDecidesWhetherTheStateFits) {
+  REQUIRE_GPU();
+  caller_grid<Case<double, double, Op::max>>(369244, 0, 3879, false);
+  caller_grid<Case<std::uint64_t, std::uint64_t, Op::sum>>(176628, 64, 4223, false);
+  caller_grid<Case<double, double, Op::max>>(369244, 0, 64, true);
+  caller_grid<Case<float, float, Op::max>>(369244, 128, 992, true);  // 4-byte partials: 992 fit
+  caller_grid<Case<float, float, Op::max>>(369244, 128, 993, false);
+}
+
 }  // namespace
 }  // namespace gpureduce::testing

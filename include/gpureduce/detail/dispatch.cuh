@@ -233,13 +233,11 @@ cudaError_t run_rung(const Request<P>& r) {
                                    r.rationale == rationale::kCapturedFlaggedSum;
   const bool graph_owned = captured_last_block && (counted || flagged) && n > 0 &&
                            state_bytes <= kGraphOwnedLargeSlotBytes;
-  // automatic's uncaptured counted and flagged sums keep it in their stream's slot, likewise; reduce()
-  // chose that plan only where the state fits (stream_owned_state_fits).
-  const bool stream_owned = r.rationale == rationale::kStreamOwned;
-  if (stream_owned && n > 0 && grid > 1 &&
-      (!(counted || flagged) || state_bytes > kGraphOwnedLargeSlotBytes))
-    return fail(cudaErrorInvalidValue,
-                "gpureduce: internal error: the stream's state does not hold this plan's");
+  // automatic's uncaptured plan keeps it in its stream's slot, likewise. reduce() chose that plan
+  // where the state fits the slot (stream_owned_state_fits); should it not, the caller's storage is
+  // zeroed per call instead: the same kernel and grid, so the same bits.
+  const bool stream_owned = r.rationale == rationale::kStreamOwned && (counted || flagged) &&
+                            state_bytes <= kGraphOwnedLargeSlotBytes;
   const bool zero_counter = uses_counter && !r.options.temp_storage_zeroed && n > 0 &&
                             !graph_owned && !stream_owned;
   const bool second_kernel = pipeline == Pipeline::two_kernel && n > 0 && grid > 1;
@@ -389,15 +387,15 @@ cudaError_t launch_single_block(void (*kernel)(KernelArgs<P>), const KernelArgs<
                         "gpureduce: after launching the reduction kernel", args);
 }
 
-// Whether automatic's last_block state for an input of `input_bytes` fits a stream's slot
-// (stream_owned_state.hpp): the counted word of 4-byte integer sums, or the ticket and a flagged
-// slot per block of the largest grid the sqrt rule gives there (its cap at one wave only lowers it).
+// Whether automatic's last_block state for a grid of at most `max_grid` blocks fits a stream's
+// slot (stream_owned_state.hpp): the counted word of 4-byte integer sums, or the ticket and a
+// flagged slot per block.
 template <class Op, class Accum>
-bool stream_owned_state_fits(unsigned long long input_bytes) {
+bool stream_owned_state_fits(std::int64_t max_grid) {
   if constexpr (kCountedSumFits<Op, Accum>) {
-    return automatic_grid_target(input_bytes) <= kCountedSumMaxGrid;
+    return max_grid <= kCountedSumMaxGrid;
   } else if constexpr (kFlaggable<Accum>) {
-    const auto grid = std::uint64_t(automatic_grid_target(input_bytes));
+    const auto grid = std::uint64_t(max_grid);
     return grid <= std::uint64_t(kFlaggedSlotCapacity) &&
            kFlaggedSlotsOffset + grid * kWordsPerSlot<Accum> * sizeof(std::uint64_t) <=
                kGraphOwnedLargeSlotBytes;
@@ -507,7 +505,10 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
         resolved.pipeline = kAutomaticPipelineCaptured;
         why = streaming ? rationale::kStreamingCaptured : rationale::kCaptured;
       } else if (automatic_strategy && rationale != rationale::kSingleBlock && !streaming &&
-                 stream_owned_state_fits<Op, Accum>(input_bytes)) {
+                 stream_owned_state_fits<Op, Accum>(
+                     automatic_grid ? automatic_grid_target(input_bytes) : options.grid_blocks)) {
+        // The grid is at most the rule's target, or the caller's grid_blocks (the one-wave cap
+        // and the blocks the input fills only lower it).
         // The stream's slot: taken on its first call; planning only asks whether it would be.
         bool available = false;
         if (plan != nullptr) {
