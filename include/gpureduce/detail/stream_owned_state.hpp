@@ -10,7 +10,10 @@
 // one after another, and each kernel waits for its predecessor to complete before it touches the
 // state (launch.cuh: griddepcontrol.wait comes first, and a launch without PDL waits anyway), so
 // one slot per stream serves every reduction enqueued on it, of any type and grid. Streams never
-// share a slot, so reductions on different streams may overlap.
+// share a slot, so reductions on different streams may overlap. (This is the ordering zeroed temp
+// storage reused across calls on one stream already relies on: a kernel the caller launches in
+// between with PDL and without griddepcontrol.wait could let our next kernel start before our last
+// one ends, as it could there.)
 //
 // A slot is drawn from the pool of zeroed slots (graph_owned_state.hpp) the first time a stream
 // needs one, keyed by (device, cudaStreamGetId), and kept for the life of the process: CUDA says
