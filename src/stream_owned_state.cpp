@@ -2,6 +2,7 @@
 // detail/stream_owned_state.hpp).
 #include "gpureduce/detail/stream_owned_state.hpp"
 
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -17,7 +18,6 @@ namespace {
 struct Table {
   std::mutex mutex;
   std::map<std::pair<int, unsigned long long>, unsigned char*> slots;  // (device, stream id)
-  std::map<int, std::size_t> held_on_device;
   std::size_t limit = kStreamOwnedSlotsPerDevice;
 };
 Table& table() {
@@ -31,6 +31,15 @@ cudaError_t stream_key(cudaStream_t stream, int device, std::pair<int, unsigned 
       check(cudaStreamGetId(stream, &id), "gpureduce: asking for the stream's id");
   key = {device, id};
   return error;
+}
+
+// Whether `key`'s stream holds a slot, or may take one: its device's streams hold fewer than the
+// limit (the table's mutex held; keys sort by device, so theirs are one range).
+bool may_hold(const Table& t, const std::pair<int, unsigned long long>& key) {
+  if (t.slots.count(key) != 0) return true;
+  const auto first = t.slots.lower_bound({key.first, 0ull});
+  const auto last = t.slots.lower_bound({key.first + 1, 0ull});
+  return std::size_t(std::distance(first, last)) < t.limit;
 }
 
 }  // namespace
@@ -47,8 +56,7 @@ cudaError_t stream_owned_slot(cudaStream_t stream, int device, unsigned char** s
     *slot = found->second;
     return cudaSuccess;
   }
-  std::size_t& held = t.held_on_device[device];
-  if (held >= t.limit) return cudaSuccess;
+  if (!may_hold(t, key)) return cudaSuccess;
   unsigned char* taken = nullptr;
   if (take_zeroed_slot(device, kGraphOwnedLargeSlotBytes, &taken) != cudaSuccess) {
     // Out of memory, most likely: this call takes the plan that needs no slot instead of failing
@@ -58,7 +66,6 @@ cudaError_t stream_owned_slot(cudaStream_t stream, int device, unsigned char** s
     return cudaSuccess;
   }
   t.slots.emplace(key, taken);
-  ++held;
   *slot = taken;
   return cudaSuccess;
 }
@@ -69,8 +76,7 @@ cudaError_t stream_owned_slot_available(cudaStream_t stream, int device, bool& a
   if (error != cudaSuccess) return error;
   Table& t = table();
   std::lock_guard<std::mutex> lock(t.mutex);
-  const auto held = t.held_on_device.find(device);
-  available = t.slots.count(key) != 0 || held == t.held_on_device.end() || held->second < t.limit;
+  available = may_hold(t, key);
   return cudaSuccess;
 }
 

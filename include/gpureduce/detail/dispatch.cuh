@@ -100,6 +100,13 @@ cudaError_t launch_checked(void (*kernel)(Params...), const LaunchShape& shape,
   return check(cudaGetLastError(), after);
 }
 
+// The bytes last_block's flagged path needs zero at the start: the control block and the region up
+// to the last of `grid` flagged slots (temp_layout.cuh).
+template <class Accum>
+constexpr std::size_t flagged_state_bytes(std::int64_t grid) {
+  return kFlaggedSlotsOffset + std::size_t(grid) * kWordsPerSlot<Accum> * sizeof(std::uint64_t);
+}
+
 template <class Rung, int BLOCK, class P>
 cudaError_t run_rung(const Request<P>& r) {
   using In = typename P::In;
@@ -223,21 +230,20 @@ cudaError_t run_rung(const Request<P>& r) {
   // The state that must be zero when the kernel starts: the control block, and the slots this
   // grid uses when they carry the partials.
   const std::size_t state_bytes =
-      flagged ? kFlaggedSlotsOffset +
-                    std::size_t(grid) * kWordsPerSlot<Accum> * sizeof(std::uint64_t)
-              : sizeof(ControlBlock);
+      flagged ? flagged_state_bytes<Accum>(grid) : sizeof(ControlBlock);
   static_assert(sizeof(ControlBlock) % sizeof(std::uint64_t) == 0);
+  // Whether all of that state fits one slot of the library's (graph- or stream-owned): the counted
+  // word, or the ticket and flagged slots, and nothing in the caller's storage besides.
+  const bool state_fits_a_slot = (counted || flagged) && state_bytes <= kGraphOwnedLargeSlotBytes;
   // automatic's captured counted and flagged sums keep it in a slot the graph owns, zero when
   // handed out and left zero by every reduction (graph_owned_state.hpp): nothing to zero per call.
   const bool captured_last_block = r.rationale == rationale::kCapturedCountedSum ||
                                    r.rationale == rationale::kCapturedFlaggedSum;
-  const bool graph_owned = captured_last_block && (counted || flagged) && n > 0 &&
-                           state_bytes <= kGraphOwnedLargeSlotBytes;
+  const bool graph_owned = captured_last_block && state_fits_a_slot && n > 0;
   // automatic's uncaptured plan keeps it in its stream's slot, likewise. reduce() chose that plan
   // where the state fits the slot (stream_owned_state_fits); should it not, the caller's storage is
   // zeroed per call instead: the same kernel and grid, so the same bits.
-  const bool stream_owned = r.rationale == rationale::kStreamOwned && (counted || flagged) &&
-                            state_bytes <= kGraphOwnedLargeSlotBytes;
+  const bool stream_owned = r.rationale == rationale::kStreamOwned && state_fits_a_slot;
   const bool zero_counter = uses_counter && !r.options.temp_storage_zeroed && n > 0 &&
                             !graph_owned && !stream_owned;
   const bool second_kernel = pipeline == Pipeline::two_kernel && n > 0 && grid > 1;
@@ -395,10 +401,8 @@ bool stream_owned_state_fits(std::int64_t max_grid) {
   if constexpr (kCountedSumFits<Op, Accum>) {
     return max_grid <= kCountedSumMaxGrid;
   } else if constexpr (kFlaggable<Accum>) {
-    const auto grid = std::uint64_t(max_grid);
-    return grid <= std::uint64_t(kFlaggedSlotCapacity) &&
-           kFlaggedSlotsOffset + grid * kWordsPerSlot<Accum> * sizeof(std::uint64_t) <=
-               kGraphOwnedLargeSlotBytes;
+    return max_grid <= kFlaggedSlotCapacity &&
+           flagged_state_bytes<Accum>(max_grid) <= kGraphOwnedLargeSlotBytes;
   } else {
     return false;
   }
@@ -495,6 +499,24 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
         error = stream_is_capturing(stream, capturing);
         if (error != cudaSuccess) return error;
       }
+      // Uncaptured, below streaming: the stream's slot, where the state fits it at the grid this
+      // call launches (at most the rule's target, or the caller's grid_blocks: the one-wave cap and
+      // the blocks the input fills only lower it). Taken on the stream's first call; planning only
+      // asks whether it would be, sizing needs no answer (the same temp storage either way).
+      bool stream_slot = false;
+      if (!capturing && automatic_strategy && rationale != rationale::kSingleBlock && !streaming &&
+          stream_owned_state_fits<Op, Accum>(
+              automatic_grid ? automatic_grid_target(input_bytes) : options.grid_blocks)) {
+        if (plan != nullptr) {
+          error = stream_owned_slot_available(stream, device, stream_slot);
+        } else if (d_temp_storage != nullptr) {
+          error = stream_owned_slot(stream, device, &stream_state);
+          stream_slot = stream_state != nullptr;
+        } else {
+          stream_slot = true;
+        }
+        if (error != cudaSuccess) return error;
+      }
       if (capturing && kCountedSumFits<Op, Accum> && !streaming) {
         resolved.pipeline = kAutomaticPipelineCapturedCountedSum;
         why = rationale::kCapturedCountedSum;
@@ -504,29 +526,9 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
       } else if (capturing) {
         resolved.pipeline = kAutomaticPipelineCaptured;
         why = streaming ? rationale::kStreamingCaptured : rationale::kCaptured;
-      } else if (automatic_strategy && rationale != rationale::kSingleBlock && !streaming &&
-                 stream_owned_state_fits<Op, Accum>(
-                     automatic_grid ? automatic_grid_target(input_bytes) : options.grid_blocks)) {
-        // The grid is at most the rule's target, or the caller's grid_blocks (the one-wave cap
-        // and the blocks the input fills only lower it).
-        // The stream's slot: taken on its first call; planning only asks whether it would be.
-        bool available = false;
-        if (plan != nullptr) {
-          error = stream_owned_slot_available(stream, device, available);
-        } else if (d_temp_storage != nullptr) {
-          error = stream_owned_slot(stream, device, &stream_state);
-          available = stream_state != nullptr;
-        } else {
-          available = true;  // sizing: the same temp storage either way
-        }
-        if (error != cudaSuccess) return error;
-        if (available) {
-          resolved.pipeline = kAutomaticPipelineStreamOwned;
-          why = rationale::kStreamOwned;
-        } else if (facts.cooperative_launch) {
-          resolved.pipeline = kAutomaticPipelineCooperative;
-          why = rationale::kGridSync;
-        }
+      } else if (stream_slot) {
+        resolved.pipeline = kAutomaticPipelineStreamOwned;
+        why = rationale::kStreamOwned;
       } else if (facts.cooperative_launch) {
         resolved.pipeline = kAutomaticPipelineCooperative;
         why = streaming ? rationale::kStreamingGridSync : rationale::kGridSync;
