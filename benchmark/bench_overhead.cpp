@@ -13,6 +13,8 @@
 //   BM_SumEnqueue_PointerCheckOff/On/<n>  Sum with Options::pointer_check off and on: the difference is
 //                                         what the check (three cudaPointerGetAttributes calls) costs
 //                                         per call; README's pointer-check default is decided by it.
+//   BM_CurrentContext                     detail::current_context: the context key every call past
+//                                         one block asks for (its caches and slots are per context).
 // n = 1024 and 2^20 (PointerCheck pair: 2^20 only).
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
@@ -23,6 +25,7 @@
 #include <memory>
 
 #include "cases.hpp"
+#include "gpureduce/detail/context.hpp"
 #include "floor_kernel.hpp"
 #include "gpureduce/gpureduce.hpp"
 #include "reference_reducers.hpp"
@@ -144,7 +147,23 @@ void BM_EmptyKernelLaunch(benchmark::State& state) {
   });
 }
 
+void BM_CurrentContext(benchmark::State& state) {
+  if (cudaFree(nullptr) != cudaSuccess) {
+    state.SkipWithError("setup failed (no GPU?)");
+    return;
+  }
+  gpureduce::detail::ContextKey key;
+  for (auto _ : state) {
+    if (gpureduce::detail::current_context(0, key) != cudaSuccess) {
+      state.SkipWithError(gpureduce::last_error_message());
+      return;
+    }
+    benchmark::DoNotOptimize(key.id);
+  }
+}
+
 BENCHMARK(BM_EmptyKernelLaunch)->Unit(benchmark::kNanosecond);
+BENCHMARK(BM_CurrentContext)->Unit(benchmark::kNanosecond);
 BENCHMARK(BM_CubSumEnqueue)->Arg(1 << 10)->Arg(1 << 20)->Unit(benchmark::kNanosecond);
 BENCHMARK(BM_SumEnqueue_Default)->Arg(1 << 10)->Arg(1 << 20)->Unit(benchmark::kNanosecond);
 BENCHMARK(BM_SumEnqueue_Zeroed)->Arg(1 << 10)->Arg(1 << 20)->Unit(benchmark::kNanosecond);

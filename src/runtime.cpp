@@ -111,9 +111,10 @@ cudaError_t device_facts(int device, DeviceFacts& facts) {
 }
 
 namespace {
-using KernelKey = std::tuple<int, const void*, int, std::size_t>;  // device, kernel, threads, smem
+// (context id, or a device ordinal for context-independent facts), kernel, threads, shared memory
+using KernelKey = std::tuple<unsigned long long, const void*, int, std::size_t>;
 struct LastAnswer {  // the calling thread's last question about one kind of fact
-  KernelKey key{-1, nullptr, 0, 0};
+  KernelKey key{~0ull, nullptr, 0, 0};
   int value = 0;
 };
 std::map<KernelKey, int> occupancy_cache;
@@ -147,11 +148,12 @@ cudaError_t cached_kernel_fact(std::map<KernelKey, int>& cache, LastAnswer& last
 }
 }  // namespace
 
-cudaError_t resident_blocks_per_sm(int device, const void* kernel, int block_threads,
+cudaError_t resident_blocks_per_sm(const ContextKey& context, const void* kernel, int block_threads,
                                    std::size_t dynamic_shared_bytes, int& blocks) {
   thread_local LastAnswer last;
   return cached_kernel_fact(
-      occupancy_cache, last, KernelKey{device, kernel, block_threads, dynamic_shared_bytes}, blocks,
+      occupancy_cache, last, KernelKey{context.id, kernel, block_threads, dynamic_shared_bytes},
+      blocks,
       [&](int& answer) {
         return check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&answer, kernel, block_threads,
                                                                    dynamic_shared_bytes),
@@ -159,11 +161,12 @@ cudaError_t resident_blocks_per_sm(int device, const void* kernel, int block_thr
       });
 }
 
-cudaError_t max_cluster_blocks(int device, const void* kernel, int block_threads,
+cudaError_t max_cluster_blocks(const ContextKey& context, const void* kernel, int block_threads,
                                std::size_t dynamic_shared_bytes, int& blocks) {
   thread_local LastAnswer last;
   return cached_kernel_fact(
-      cluster_cache, last, KernelKey{device, kernel, block_threads, dynamic_shared_bytes}, blocks,
+      cluster_cache, last, KernelKey{context.id, kernel, block_threads, dynamic_shared_bytes},
+      blocks,
       [&](int& answer) {
         cudaError_t error =
             check(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
@@ -180,6 +183,16 @@ cudaError_t max_cluster_blocks(int device, const void* kernel, int block_threads
       });
 }
 
+void release_context_caches(const ContextKey& context) {
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  for (auto* cache : {&occupancy_cache, &cluster_cache}) {
+    const auto first = cache->lower_bound(KernelKey{context.id, nullptr, 0, 0});
+    auto last = first;
+    while (last != cache->end() && std::get<0>(last->first) == context.id) ++last;
+    cache->erase(first, last);
+  }
+}
+
 cudaError_t stream_is_capturing(cudaStream_t stream, bool& capturing) {
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   const cudaError_t error = check(cudaStreamIsCapturing(stream, &status),
@@ -190,7 +203,8 @@ cudaError_t stream_is_capturing(cudaStream_t stream, bool& capturing) {
 
 cudaError_t kernel_ptx_version(int device, const void* kernel, int& version) {
   thread_local LastAnswer last;
-  return cached_kernel_fact(ptx_version_cache, last, KernelKey{device, kernel, 0, 0}, version,
+  return cached_kernel_fact(ptx_version_cache, last,
+                            KernelKey{static_cast<unsigned long long>(device), kernel, 0, 0}, version,
                             [&](int& answer) {
                               cudaFuncAttributes attributes{};
                               const cudaError_t error =

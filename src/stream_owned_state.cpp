@@ -7,46 +7,54 @@
 #include <mutex>
 #include <utility>
 
-#include "gpureduce/detail/graph_owned_state.hpp"
 #include "gpureduce/detail/runtime.hpp"
+#include "gpureduce/detail/slot_pool.hpp"
 
 namespace gpureduce::detail {
 namespace {
 
-// Never destroyed, like the pool it draws from (graph_owned_state.cpp): a static destructor may
-// still reduce while the process exits.
+using StreamKey = std::pair<unsigned long long, unsigned long long>;  // (context id, stream id)
+
+// Never destroyed, like the pool it draws from: a static destructor may still reduce while the
+// process exits.
 struct Table {
   std::mutex mutex;
-  std::map<std::pair<int, unsigned long long>, unsigned char*> slots;  // (device, stream id)
-  std::size_t limit = kStreamOwnedSlotsPerDevice;
+  std::map<StreamKey, unsigned char*> slots;
+  std::size_t limit = kStreamOwnedSlotsPerContext;
 };
 Table& table() {
   static Table* const instance = new Table;
   return *instance;
 }
 
-cudaError_t stream_key(cudaStream_t stream, int device, std::pair<int, unsigned long long>& key) {
+cudaError_t stream_key(cudaStream_t stream, const ContextKey& context, StreamKey& key) {
   unsigned long long id = 0;
   const cudaError_t error =
       check(cudaStreamGetId(stream, &id), "gpureduce: asking for the stream's id");
-  key = {device, id};
+  key = {context.id, id};
   return error;
 }
 
-// Whether `key`'s stream holds a slot, or may take one: its device's streams hold fewer than the
-// limit (the table's mutex held; keys sort by device, so theirs are one range).
-bool may_hold(const Table& t, const std::pair<int, unsigned long long>& key) {
+// The context's entries: one range, since keys sort by context first (the table's mutex held).
+std::pair<std::map<StreamKey, unsigned char*>::iterator, std::map<StreamKey, unsigned char*>::iterator>
+context_range(Table& t, unsigned long long context_id) {
+  return {t.slots.lower_bound({context_id, 0ull}),
+          context_id == ~0ull ? t.slots.end() : t.slots.lower_bound({context_id + 1, 0ull})};
+}
+
+// Whether `key`'s stream holds a slot, or may take one: its context's streams hold fewer than the
+// limit (the table's mutex held).
+bool may_hold(Table& t, const StreamKey& key) {
   if (t.slots.count(key) != 0) return true;
-  const auto first = t.slots.lower_bound({key.first, 0ull});
-  const auto last = t.slots.lower_bound({key.first + 1, 0ull});
+  const auto [first, last] = context_range(t, key.first);
   return std::size_t(std::distance(first, last)) < t.limit;
 }
 
 }  // namespace
 
-cudaError_t stream_owned_slot(cudaStream_t stream, int device, unsigned char** slot) {
-  std::pair<int, unsigned long long> key;
-  const cudaError_t error = stream_key(stream, device, key);
+cudaError_t stream_owned_slot(cudaStream_t stream, const ContextKey& context, unsigned char** slot) {
+  StreamKey key;
+  const cudaError_t error = stream_key(stream, context, key);
   if (error != cudaSuccess) return error;
   *slot = nullptr;
   Table& t = table();
@@ -58,7 +66,7 @@ cudaError_t stream_owned_slot(cudaStream_t stream, int device, unsigned char** s
   }
   if (!may_hold(t, key)) return cudaSuccess;
   unsigned char* taken = nullptr;
-  if (take_zeroed_slot(device, kGraphOwnedLargeSlotBytes, &taken) != cudaSuccess) {
+  if (take_zeroed_slot(context, kLargeSlotBytes, &taken) != cudaSuccess) {
     // Out of memory, most likely: this call takes the plan that needs no slot instead of failing
     // where it used to succeed. cudaGetLastError clears what the failed call left, which the
     // launch's own check would otherwise report.
@@ -70,14 +78,23 @@ cudaError_t stream_owned_slot(cudaStream_t stream, int device, unsigned char** s
   return cudaSuccess;
 }
 
-cudaError_t stream_owned_slot_available(cudaStream_t stream, int device, bool& available) {
-  std::pair<int, unsigned long long> key;
-  const cudaError_t error = stream_key(stream, device, key);
+cudaError_t stream_owned_slot_available(cudaStream_t stream, const ContextKey& context,
+                                        bool& available) {
+  StreamKey key;
+  const cudaError_t error = stream_key(stream, context, key);
   if (error != cudaSuccess) return error;
   Table& t = table();
   std::lock_guard<std::mutex> lock(t.mutex);
   available = may_hold(t, key);
   return cudaSuccess;
+}
+
+void release_stream_owned_slots(const ContextKey& context) {
+  Table& t = table();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  const auto [first, last] = context_range(t, context.id);
+  for (auto it = first; it != last; ++it) return_slot(context.id, it->second);
+  t.slots.erase(first, last);
 }
 
 std::size_t stream_owned_slots_in_use() {

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 logs=${1:-gpu-logs}
 build=${GPUREDUCE_BUILD_DIR:-build-gpu}
 mkdir -p "$logs"
-export PATH=/usr/local/cuda/bin:$PATH GPUREDUCE_REQUIRE_GPU=1
+export PATH=/usr/local/cuda/bin:$PATH GPUREDUCE_REQUIRE_GPU=1 NCCL_NVLS_ENABLE=0
 status=0
 step() { echo "== $*"; }
 
@@ -18,7 +18,10 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 
   cmake --build "$build" -j "$(nproc)" >> "$logs/build.log" 2>&1 || { tail -50 "$logs/build.log"; exit 1; }
 
 step "ctest"
-ctest --test-dir "$build" --output-on-failure -j 4 --timeout 900 > "$logs/ctest.log" 2>&1 || status=1
+# Label multigpu needs two GPUs (and fails without them under GPUREDUCE_REQUIRE_GPU=1).
+gpus=$(nvidia-smi -L | wc -l)
+exclude=(); [ "$gpus" -lt 2 ] && exclude=(-LE multigpu)
+ctest --test-dir "$build" --output-on-failure -j 4 --timeout 900 "${exclude[@]}" > "$logs/ctest.log" 2>&1 || status=1
 tail -15 "$logs/ctest.log"
 
 bin=$build/test/gpureduce_gpu_tests

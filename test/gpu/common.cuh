@@ -135,6 +135,14 @@ __global__ void fill_kernel(T* out, std::int64_t n, std::uint64_t seed, Fill fil
     out[i] = make_value<T>(seed, i, fill);
 }
 
+// Every element `value` (inputs whose sum is known exactly, infinities, signed zeros).
+template <class T>
+__global__ void fill_constant(T* out, std::int64_t n, T value) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    out[i] = value;
+}
+
 template <class T>
 cudaError_t fill_random(T* out, std::int64_t n, std::uint64_t seed, Fill fill,
                         cudaStream_t stream = nullptr) {

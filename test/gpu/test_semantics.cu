@@ -10,12 +10,6 @@ namespace gpureduce::testing {
 namespace {
 
 template <class T>
-__global__ void fill_constant(T* out, std::int64_t n, T value) {
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
-       i += std::int64_t(gridDim.x) * blockDim.x)
-    out[i] = value;
-}
-template <class T>
 __global__ void set_one(T* out, std::int64_t i, T value) {
   out[i] = value;
 }

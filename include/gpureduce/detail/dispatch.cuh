@@ -19,7 +19,9 @@
 #include "block/unroll_last_warp.cuh"
 #include "block/vectorized.cuh"
 #include "block/warp_shuffle.cuh"
+#include "context.hpp"
 #include "graph_owned_state.hpp"
+#include "slot_pool.hpp"
 #include "stream_owned_state.hpp"
 #include "kernels.cuh"
 #include "ops.cuh"
@@ -59,7 +61,7 @@ struct Request {
   cudaStream_t stream;
   Options options;   // strategy and pipeline already resolved
   LaunchPlan* plan;  // non-null: fill it and launch nothing
-  int device;
+  ContextKey context;
   DeviceFacts facts;
   bool automatic_grid;    // size the grid by automatic_grid_target (policy.hpp)
   bool half_room_grid;    // at most automatic_streaming_zeroed_blocks_per_sm per SM (policy.hpp)
@@ -116,7 +118,8 @@ cudaError_t run_rung(const Request<P>& r) {
   const std::int64_t n = r.num_items;
   const Pipeline pipeline = r.options.pipeline;
 
-  const int device = r.device, sms = r.facts.multiprocessors;
+  const ContextKey& context = r.context;
+  const int sms = r.facts.multiprocessors;
   int occupancy = 0;
   cudaError_t error = cudaSuccess;
 
@@ -142,7 +145,7 @@ cudaError_t run_rung(const Request<P>& r) {
     useful_blocks = useful_blocks_any_alignment =
         n <= 0 ? 1 : (n + info.tile_items - 1) / info.tile_items;
     // CUB sizes its grid from the occupancy of its own kernel; so do we, to get its grid exactly.
-    error = resident_blocks_per_sm(device, reinterpret_cast<const void*>(cub_first_pass_kernel<In, Accum, Op>),
+    error = resident_blocks_per_sm(context, reinterpret_cast<const void*>(cub_first_pass_kernel<In, Accum, Op>),
                                    block_threads, 0, occupancy);
   } else {
     shared_bytes = Rung::shared_bytes(block_threads, sizeof(Accum));
@@ -154,14 +157,14 @@ cudaError_t run_rung(const Request<P>& r) {
     if constexpr (std::is_same_v<Rung, VectorizedRung>)
       if (sizeof(In) <= 16 && 16 % sizeof(In) == 0)
         items_per_thread = VectorizedRung::kVectorsInFlight * int(16 / sizeof(In));
-    error = resident_blocks_per_sm(device, reinterpret_cast<const void*>(first_pass), block_threads,
+    error = resident_blocks_per_sm(context, reinterpret_cast<const void*>(first_pass), block_threads,
                                    shared_bytes, occupancy);
   }
   if (error != cudaSuccess) return error;
   if (pipeline == Pipeline::grid_sync && kIsCub) {
     // Co-residency is about the kernel we launch, not CUB's (whose occupancy sized the grid).
     int ours = 0;
-    error = resident_blocks_per_sm(device, reinterpret_cast<const void*>(first_pass), block_threads,
+    error = resident_blocks_per_sm(context, reinterpret_cast<const void*>(first_pass), block_threads,
                                    shared_bytes, ours);
     if (error != cudaSuccess) return error;
     occupancy = ours < occupancy ? ours : occupancy;
@@ -183,7 +186,7 @@ cudaError_t run_rung(const Request<P>& r) {
     if (auto shaped = shape_kernel_for<Rung, P>(r.shape, block_threads)) kernel = shaped;
   if (r.half_room_grid) {  // the zeroed streaming plan: half the room of the kernel we launch
     int room = 0;
-    error = resident_blocks_per_sm(device, reinterpret_cast<const void*>(kernel), block_threads,
+    error = resident_blocks_per_sm(context, reinterpret_cast<const void*>(kernel), block_threads,
                                    shared_bytes, room);
     if (error != cudaSuccess) return error;
     const std::int64_t half_room =
@@ -192,7 +195,7 @@ cudaError_t run_rung(const Request<P>& r) {
   }
   if (pipeline == Pipeline::cluster) {  // the grid is one cluster (of the kernel we launch)
     int cluster_cap = 0;
-    error = max_cluster_blocks(device, reinterpret_cast<const void*>(kernel), block_threads,
+    error = max_cluster_blocks(context, reinterpret_cast<const void*>(kernel), block_threads,
                                shared_bytes, cluster_cap);
     if (error != cudaSuccess) return error;
     if (cluster_cap < cap) cap = cluster_cap < 1 ? 1 : cluster_cap;
@@ -234,7 +237,7 @@ cudaError_t run_rung(const Request<P>& r) {
   static_assert(sizeof(ControlBlock) % sizeof(std::uint64_t) == 0);
   // Whether all of that state fits one slot of the library's (graph- or stream-owned): the counted
   // word, or the ticket and flagged slots, and nothing in the caller's storage besides.
-  const bool state_fits_a_slot = (counted || flagged) && state_bytes <= kGraphOwnedLargeSlotBytes;
+  const bool state_fits_a_slot = (counted || flagged) && state_bytes <= kLargeSlotBytes;
   // automatic's captured counted and flagged sums keep it in a slot the graph owns, zero when
   // handed out and left zero by every reduction (graph_owned_state.hpp): nothing to zero per call.
   const bool captured_last_block = r.rationale == rationale::kCapturedCountedSum ||
@@ -267,7 +270,7 @@ cudaError_t run_rung(const Request<P>& r) {
 
   auto* base = static_cast<unsigned char*>(r.d_temp_storage);
   if (graph_owned) {
-    error = acquire_graph_owned_slot(r.stream, r.device, state_bytes, &base);
+    error = acquire_graph_owned_slot(r.stream, r.context, state_bytes, &base);
     if (error != cudaSuccess) return error;
   }
   if (stream_owned && r.stream_state == nullptr)
@@ -276,7 +279,7 @@ cudaError_t run_rung(const Request<P>& r) {
   const KernelArgs<P> args{r.d_in,    r.d_out,   n, base, r.init, r.op,
                            r.fold_init, std::uint8_t(pipeline), flagged};
   bool pdl = false;
-  error = pdl_allowed(r.device, r.facts, reinterpret_cast<const void*>(first_pass), pdl);
+  error = pdl_allowed(r.context.device, r.facts, reinterpret_cast<const void*>(first_pass), pdl);
   if (error != cudaSuccess) return error;
   if (zero_counter) {
     // state_bytes: by a memset per call, by a PDL kernel inside a stream capture
@@ -402,7 +405,7 @@ bool stream_owned_state_fits(std::int64_t max_grid) {
     return max_grid <= kCountedSumMaxGrid;
   } else if constexpr (kFlaggable<Accum>) {
     return max_grid <= kFlaggedSlotCapacity &&
-           flagged_state_bytes<Accum>(max_grid) <= kGraphOwnedLargeSlotBytes;
+           flagged_state_bytes<Accum>(max_grid) <= kLargeSlotBytes;
   } else {
     return false;
   }
@@ -447,6 +450,12 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
   cudaError_t error = check(cudaGetDevice(&device), "cudaGetDevice");
   if (error == cudaSuccess) error = device_facts(device, facts);
   if (error != cudaSuccess) return error;
+  // The context keys every cache and slot of the library's (context.hpp); asked for once, where a
+  // plan needs one (the one-block launch below needs none).
+  ContextKey context;
+  const auto find_context = [&] {
+    return context.device >= 0 ? cudaSuccess : current_context(device, context);
+  };
 
   // Resolve `automatic` (policy.hpp has the rules and the measurements behind them).
   Options resolved = options;
@@ -507,10 +516,12 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
       if (!capturing && automatic_strategy && rationale != rationale::kSingleBlock && !streaming &&
           stream_owned_state_fits<Op, Accum>(
               automatic_grid ? automatic_grid_target(input_bytes) : options.grid_blocks)) {
+        error = find_context();
+        if (error != cudaSuccess) return error;
         if (plan != nullptr) {
-          error = stream_owned_slot_available(stream, device, stream_slot);
+          error = stream_owned_slot_available(stream, context, stream_slot);
         } else if (d_temp_storage != nullptr) {
-          error = stream_owned_slot(stream, device, &stream_state);
+          error = stream_owned_slot(stream, context, &stream_state);
           stream_slot = stream_state != nullptr;
         } else {
           stream_slot = true;
@@ -571,9 +582,11 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
                                  device, facts, stream);
     }
   }
+  error = find_context();
+  if (error != cudaSuccess) return error;
   const Request<P> request{d_temp_storage, temp_storage_bytes, d_in,  d_out,
                            num_items,      op,                 init,  fold_init,
-                           stream,         resolved,           plan,  device,
+                           stream,         resolved,           plan,  context,
                            facts,          automatic_grid,     half_room_grid,
                            shape,          rationale,          stream_state};
   return run_strategy(request);

@@ -9,7 +9,7 @@
 // zero (the last block re-arms the ticket and the word after every other block is done with them,
 // and clears each flagged slot as it reads it). So a captured call takes state of its own, zero
 // when handed out, and the graph holds it (a cudaUserObject) until the graph and every executable
-// made from it are gone; then the state, zero again, goes back to a per-device pool for the next
+// made from it are gone; then the state, zero again, goes back to its context's pool (slot_pool.hpp) for the next
 // capture.
 //
 // The contract is the temp storage's: launches of one executable graph run one after another
@@ -21,28 +21,19 @@
 
 #include <cuda_runtime_api.h>
 
+#include "context.hpp"
+
 namespace gpureduce::detail {
 
-// Slot sizes: a 128-byte line of its own for a counted word (so no two reductions' atomics meet on
-// a line), 8 KiB for a ticket and the flagged slots of a grid of up to about a thousand blocks of
-// 4-byte partials (temp_layout.cuh; automatic's captured float plans have at most 512).
-inline constexpr std::size_t kGraphOwnedSmallSlotBytes = 128;
-inline constexpr std::size_t kGraphOwnedLargeSlotBytes = std::size_t(8) << 10;
+// While `stream` is being captured in `context` (the current one): `bytes` (at most a large slot,
+// slot_pool.hpp) of zeroed state in a slot of its own from the context's pool, retained by the
+// capture's graph (a cudaUserObject) and returned to the pool when the graph and its executables
+// are destroyed.
+cudaError_t acquire_graph_owned_slot(cudaStream_t stream, const ContextKey& context,
+                                     std::size_t bytes, unsigned char** slot);
 
-// A zeroed slot of `slot_bytes` (one of the two sizes above) on `device`, taken from the pool for
-// good (a chunk is allocated and zeroed when the pool is empty, the capture mode relaxed as below).
-// For stream_owned_state.cpp, whose slots are held for the life of the process.
-cudaError_t take_zeroed_slot(int device, std::size_t slot_bytes, unsigned char** slot);
-
-// While `stream` is being captured on the current device `device`: `bytes` (at most the large
-// slot) of zeroed state in a slot of its own, retained by the capture's graph. Allocates a chunk
-// of slots when the pool is empty (with the thread's capture mode relaxed around the allocation
-// and its zeroing, which use their own stream).
-cudaError_t acquire_graph_owned_slot(cudaStream_t stream, int device, std::size_t bytes,
-                                     unsigned char** slot);
-
-// Slots handed out and not yet given back (for tests: a graph's slot returns when the graph and its
-// executables are destroyed, asynchronously, on CUDA's internal thread).
+// Slots lent to graphs and not yet given back, all contexts (for tests: a graph's slot returns
+// when the graph and its executables are destroyed, asynchronously, on CUDA's internal thread).
 std::size_t graph_owned_slots_in_use();
 
 }  // namespace gpureduce::detail

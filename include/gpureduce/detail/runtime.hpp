@@ -6,6 +6,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "context.hpp"
+
 namespace gpureduce::detail {
 
 // Records `message` as the calling thread's last error and returns `code`.
@@ -20,7 +22,8 @@ cudaError_t check_device_accessible(const void* pointer, const char* what);
 // Whether a call with this setting checks its pointers (build_default: !NDEBUG of the library).
 bool pointer_check_enabled(int pointer_check);
 
-// What dispatch and `automatic` need to know about a device; read once per device and cached.
+// What dispatch and `automatic` need to know about a device; read once per device and cached by
+// ordinal: attributes of the hardware, the same in every context on it (a reset changes none).
 struct DeviceFacts {
   int multiprocessors = 0;
   unsigned long long l2_bytes = 0;  // cudaDevAttrL2CacheSize: where `automatic` starts streaming
@@ -29,20 +32,25 @@ struct DeviceFacts {
   bool thread_block_clusters = false;  // compute capability 9.0+: the cluster pipeline can run
 };
 cudaError_t device_facts(int device, DeviceFacts& facts);
-// cudaOccupancyMaxActiveBlocksPerMultiprocessor, cached per (device, kernel, threads, smem).
-cudaError_t resident_blocks_per_sm(int device, const void* kernel, int block_threads,
+// cudaOccupancyMaxActiveBlocksPerMultiprocessor, cached per (context, kernel, threads, smem): it
+// depends on the kernel's attributes, which are set per context.
+cudaError_t resident_blocks_per_sm(const ContextKey& context, const void* kernel, int block_threads,
                                    std::size_t dynamic_shared_bytes, int& blocks);
 // The largest cluster of this kernel the device can schedule at this block size (at most 16: the
-// non-portable sizes are enabled on the kernel first), cached likewise.
-cudaError_t max_cluster_blocks(int device, const void* kernel, int block_threads,
+// non-portable sizes are enabled on the kernel first, an attribute of the context's copy of the
+// kernel, so a new context sets it again), cached likewise.
+cudaError_t max_cluster_blocks(const ContextKey& context, const void* kernel, int block_threads,
                                std::size_t dynamic_shared_bytes, int& blocks);
+// Forgets the answers cached for `context` (release_cached_state).
+void release_context_caches(const ContextKey& context);
 
 // Whether work enqueued on `stream` now is being captured into a CUDA graph (cudaStreamIsCapturing;
 // not cached: capture begins and ends at any time).
 cudaError_t stream_is_capturing(cudaStream_t stream, bool& capturing);
 
 // The virtual architecture the kernel's code was compiled for, as major * 10 + minor (90 for
-// compute_90), cached per (device, kernel). PDL is only safe on kernels built for 90 or newer:
+// compute_90), cached per (device, kernel): a property of the code the device runs, not of a
+// context. PDL is only safe on kernels built for 90 or newer:
 // older PTX, JIT-compiled for an sm_90 device, lacks the griddepcontrol.wait of launch.cuh.
 cudaError_t kernel_ptx_version(int device, const void* kernel, int& version);
 }  // namespace gpureduce::detail

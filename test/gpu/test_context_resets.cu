@@ -1,0 +1,128 @@
+// State the library keeps between calls must belong to the CUDA context it was made in. A program
+// that resets the device, or makes a second context, gets fresh state; nothing of a dead context is
+// ever touched again. These tests use the public API only (they ran unchanged against the library
+// before the fix, and failed there: issue 20's closing note has the log).
+//
+// Each round: reset (after the first), allocate poisoned buffers at once (so the allocator hands
+// out the addresses the last context's state had), then sum inputs whose answer is exact on every
+// kind of stream the runtime offers, from several host threads, with default Options (automatic
+// takes its stream's slot) and inside CUDA graphs (automatic takes graph-owned state). Every sum
+// must be exact and every poisoned byte untouched.
+#include <cudaTypedefs.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gpu/common.cuh"
+#include "gpu/exact_sums.cuh"
+
+namespace gpureduce::testing {
+namespace {
+
+constexpr int kResets = 3;
+
+// The legacy stream, the per-thread stream, a blocking and a non-blocking new stream, on this
+// thread; then three more host threads, each on its per-thread stream and a new stream of its own.
+void every_kind_of_stream(const std::string& round) {
+  exact_sums_on_stream(nullptr, round + " legacy stream");
+  exact_sums_on_stream(cudaStreamPerThread, round + " per-thread stream");
+  for (unsigned flags : {cudaStreamDefault, cudaStreamNonBlocking}) {
+    cudaStream_t s = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, flags), cudaSuccess);
+    exact_sums_on_stream(s, round + " new stream (flags " + std::to_string(flags) + ")");
+    ASSERT_EQ(cudaStreamDestroy(s), cudaSuccess);
+  }
+  int device = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t)
+    threads.emplace_back([&, t] {
+      EXPECT_EQ(cudaSetDevice(device), cudaSuccess);
+      const std::string who = round + " thread " + std::to_string(t);
+      exact_sums_on_stream(cudaStreamPerThread, who + " per-thread stream");
+      cudaStream_t s = nullptr;
+      EXPECT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+      exact_sums_on_stream(s, who + " new stream");
+      EXPECT_EQ(cudaStreamDestroy(s), cudaSuccess);
+    });
+  for (std::thread& t : threads) t.join();
+}
+
+TEST(ContextResets, StreamStateNeverOutlivesItsContext) {
+  REQUIRE_GPU();
+  for (int round = 0; round <= kResets; ++round) {
+    if (round > 0) ASSERT_EQ(cudaDeviceReset(), cudaSuccess);
+    const std::string name = "round " + std::to_string(round) + (round ? " (after a reset)" : "");
+    PoisonedBuffers poison;
+    every_kind_of_stream(name);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << name << ": " << last_error_message();
+    poison.expect_untouched(name);
+    if (HasFailure()) return;  // one broken round says it; the rest would only repeat it
+  }
+}
+
+TEST(ContextResets, GraphStateNeverOutlivesItsContext) {
+  REQUIRE_GPU();
+  for (int round = 0; round <= kResets; ++round) {
+    if (round > 0) ASSERT_EQ(cudaDeviceReset(), cudaSuccess);
+    const std::string name = "graph round " + std::to_string(round);
+    PoisonedBuffers poison;
+    captured_exact_sums(name);
+    poison.expect_untouched(name);
+    if (HasFailure()) return;
+  }
+}
+
+// A driver API function, looked up through the runtime (a test binary that linked libcuda.so.1
+// could not even list its tests on a machine without a driver, as CI's test discovery does).
+template <class Function>
+Function driver_function(const char* name) {
+  void* function = nullptr;
+  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+  if (cudaGetDriverEntryPointByVersion(name, &function, 12050, cudaEnableDefault, &found) !=
+          cudaSuccess ||
+      found != cudaDriverEntryPointSuccess)
+    return nullptr;
+  return reinterpret_cast<Function>(function);
+}
+
+// A context made with the driver API, current on this thread: the runtime works in it, and so
+// must the library, with state of its own (its memory is not even mapped in the primary context).
+TEST(ContextResets, DriverContextGetsStateOfItsOwn) {
+  REQUIRE_GPU();
+  exact_sums_on_stream(nullptr, "primary context, before");
+  int device = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  const auto device_get = driver_function<PFN_cuDeviceGet_v2000>("cuDeviceGet");
+  const auto create = driver_function<PFN_cuCtxCreate_v12050>("cuCtxCreate");
+  const auto pop = driver_function<PFN_cuCtxPopCurrent_v4000>("cuCtxPopCurrent");
+  const auto destroy = driver_function<PFN_cuCtxDestroy_v4000>("cuCtxDestroy");
+  ASSERT_TRUE(device_get && create && pop && destroy);
+  CUdevice cu_device = 0;
+  ASSERT_EQ(device_get(&cu_device, device), CUDA_SUCCESS);
+  CUcontext context = nullptr;
+  // cuCtxCreate as of CUDA 12.5 (the older entry point answers CUDA_ERROR_INVALID_DEVICE on
+  // CUDA 13 drivers).
+  ASSERT_EQ(create(&context, nullptr, 0, cu_device), CUDA_SUCCESS);  // pushed: current
+  {
+    PoisonedBuffers poison;
+    exact_sums_on_stream(nullptr, "driver context");
+    cudaStream_t s = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    exact_sums_on_stream(s, "driver context, new stream");
+    ASSERT_EQ(cudaStreamDestroy(s), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    poison.expect_untouched("driver context");
+  }
+  CUcontext popped = nullptr;
+  ASSERT_EQ(pop(&popped), CUDA_SUCCESS);
+  exact_sums_on_stream(nullptr, "primary context, while the driver context lives");
+  ASSERT_EQ(destroy(context), CUDA_SUCCESS);
+  exact_sums_on_stream(nullptr, "primary context, after the driver context");
+}
+
+}  // namespace
+}  // namespace gpureduce::testing
