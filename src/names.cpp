@@ -33,6 +33,14 @@ const char* to_string(Pipeline pipeline) {
   return "invalid";
 }
 
+const char* to_string(Accuracy accuracy) {
+  switch (accuracy) {
+    case Accuracy::plan_order: return "plan_order";
+    case Accuracy::correctly_rounded: return "correctly_rounded";
+  }
+  return "invalid";
+}
+
 const char* seed_step(Strategy strategy) {
   switch (strategy) {
     case Strategy::global_memory: return "004 R0";

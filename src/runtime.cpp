@@ -120,6 +120,7 @@ struct LastAnswer {  // the calling thread's last question about one kind of fac
 std::map<KernelKey, int> occupancy_cache;
 std::map<KernelKey, int> cluster_cache;
 std::map<KernelKey, int> ptx_version_cache;
+std::map<KernelKey, int> shared_bytes_cache;
 
 // A fact about (device, kernel, block size, shared memory) that never changes: the calling
 // thread's last answer first (no lock), then the shared cache under the lock, else `ask` once.
@@ -183,9 +184,25 @@ cudaError_t max_cluster_blocks(const ContextKey& context, const void* kernel, in
       });
 }
 
+cudaError_t allow_dynamic_shared_bytes(const ContextKey& context, const void* kernel,
+                                       std::size_t bytes) {
+  constexpr std::size_t kDefaultLimit = std::size_t(48) << 10;
+  if (bytes <= kDefaultLimit) return cudaSuccess;
+  thread_local LastAnswer last;
+  int done = 0;
+  return cached_kernel_fact(shared_bytes_cache, last, KernelKey{context.id, kernel, 0, bytes}, done,
+                            [&](int& answer) {
+                              answer = 1;
+                              return check(cudaFuncSetAttribute(
+                                               kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               int(bytes)),
+                                           "gpureduce: allowing the kernel its shared memory");
+                            });
+}
+
 void release_context_caches(const ContextKey& context) {
   std::lock_guard<std::mutex> lock(cache_mutex);
-  for (auto* cache : {&occupancy_cache, &cluster_cache}) {
+  for (auto* cache : {&occupancy_cache, &cluster_cache, &shared_bytes_cache}) {
     const auto first = cache->lower_bound(KernelKey{context.id, nullptr, 0, 0});
     auto last = first;
     while (last != cache->end() && std::get<0>(last->first) == context.id) ++last;

@@ -17,6 +17,10 @@ template <class In, class Out, class Op, class Init>
 cudaError_t Reduce(void* d_temp_storage, std::size_t& temp_storage_bytes, const In* d_in,
                    Out* d_out, std::int64_t num_items, Op op, Init init,
                    cudaStream_t stream = nullptr, const Options& options = {}) {
+  if (options.accuracy == Accuracy::correctly_rounded)
+    return detail::fail(cudaErrorInvalidValue,
+                        "gpureduce: Reduce with an operator of the caller's cannot be correctly "
+                        "rounded (DeviceReduce::Sum can)");
   return detail::reduce(d_temp_storage, &temp_storage_bytes, d_in, d_out, num_items, op, init,
                         true, stream, options, nullptr);
 }

@@ -68,6 +68,20 @@ enum class Pipeline {
 // Debug builds of the library, off in Release builds (README: what it costs).
 enum class PointerCheck { build_default, on, off };
 
+// What a floating-point Sum promises about its bits (integer sums and Min/Max are exact either way).
+enum class Accuracy {
+  // The plan's order of additions, as CUB: the same bits on every run for a fixed strategy,
+  // pipeline, block size, grid, n and device (not `atomic`); other plans, other bits.
+  plan_order,
+  // The exact sum of the inputs rounded once to nearest, ties to even: the same bits for every
+  // strategy, pipeline, block size, grid, alignment, GPU and (gpureduce::nccl) number of GPUs,
+  // equal to MPFR's. IEEE 754 otherwise: any NaN, or +inf with -inf, gives NaN (the canonical quiet
+  // NaN); an infinity gives itself; overflow in the rounding gives an infinity; an exact zero is
+  // +0 unless every input was -0; n = 0 gives +0. Sum of float -> float, double -> double,
+  // __half -> float, __nv_bfloat16 -> float and float -> double; Reduce refuses it.
+  correctly_rounded
+};
+
 struct Options {
   Strategy strategy = Strategy::automatic;
   Pipeline pipeline = Pipeline::automatic;
@@ -89,6 +103,7 @@ struct Options {
   // (detail/policy.hpp).
   bool temp_storage_zeroed = false;
   PointerCheck pointer_check = PointerCheck::build_default;
+  Accuracy accuracy = Accuracy::plan_order;  // last, so that existing aggregate inits still work
 };
 
 // What a call would launch: the resolved strategy, pipeline and sizes (see DeviceReduce::Plan*).
@@ -139,6 +154,7 @@ struct DeviceReduce {
 
 const char* to_string(Strategy strategy);
 const char* to_string(Pipeline pipeline);
+const char* to_string(Accuracy accuracy);
 // The seed step a strategy comes from and what it fixes (for reports such as the ladder).
 const char* seed_step(Strategy strategy);
 const char* what_it_fixes(Strategy strategy);

@@ -1,7 +1,10 @@
 // Beyond 32-bit offsets, at full scale: a float sum over 2^32 + 7 items (16 GiB) and a
 // uint8 -> uint64 sum (an instantiation made here, through the template header) over 5 x 10^9
 // items, for automatic and for automatic's rung in the two_kernel and last_block pipelines, each
-// against an exact host sum.
+// against an exact host sum; and a correctly rounded float sum over 2^32 + 7 random fixed-point
+// items, against the exact host sum rounded once by MPFR.
+#include <mpfr.h>
+
 #include <thread>
 
 #include "gpu/common.cuh"
@@ -63,6 +66,33 @@ TEST(Huge, FloatSumOver2To32Items) {
     float result = 0;
     ASSERT_TRUE((run_gpureduce<Case<float, float, Op::sum>>(in.get(), n, options, result)));
     EXPECT_EQ(double(result), double(exact));
+  }
+}
+
+// Floats k * 2^-24 with random |k| < 2^24: their exact sum, an integer below 2^56 times 2^-24,
+// needs rounding (the plan-order sum errs), and MPFR rounds it once.
+TEST(Huge, CorrectlyRoundedFloatSumOver2To32Items) {
+  REQUIRE_GPU();
+  const std::int64_t n = (std::int64_t(1) << 32) + 7;
+  const std::uint64_t seed = fresh_seed();
+  DeviceBuffer<float> in{std::size_t(n)};
+  ASSERT_TRUE(in.ok()) << "cannot allocate 16 GiB";
+  CUDA_OK(fill_random(in.get(), n, seed, Fill::random));
+  const std::int64_t k_sum = parallel_host_sum(n, [&](std::int64_t i) {
+    return fixed_point_k(seed, i, FixedPoint<float>::kBits, Fill::random);
+  });
+  mpfr_t exact;
+  mpfr_init2(exact, 128);
+  mpfr_set_si(exact, long(k_sum), MPFR_RNDN);  // long is 64 bits here
+  mpfr_mul_2si(exact, exact, -24, MPFR_RNDN);  // exact
+  const float want = mpfr_get_flt(exact, MPFR_RNDN);
+  mpfr_clear(exact);
+  for (Options options : huge_configurations()) {
+    options.accuracy = Accuracy::correctly_rounded;
+    SCOPED_TRACE(describe(options, n, 0, seed));
+    float result = 0;
+    ASSERT_TRUE((run_gpureduce<Case<float, float, Op::sum>>(in.get(), n, options, result)));
+    EXPECT_TRUE(same_bits(result, want)) << show(result) << " vs " << show(want);
   }
 }
 

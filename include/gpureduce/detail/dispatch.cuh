@@ -20,6 +20,7 @@
 #include "block/vectorized.cuh"
 #include "block/warp_shuffle.cuh"
 #include "context.hpp"
+#include "exact/exact_sum.hpp"
 #include "graph_owned_state.hpp"
 #include "slot_pool.hpp"
 #include "stream_owned_state.hpp"
@@ -100,6 +101,22 @@ cudaError_t launch_checked(void (*kernel)(Params...), const LaunchShape& shape,
       check(launch_kernel(kernel, shape, static_cast<Args&&>(args)...), launching);
   if (error != cudaSuccess) return error;
   return check(cudaGetLastError(), after);
+}
+
+// Zeroes the `bytes` (a multiple of 8) of state at `base` that this call's kernel needs zero: a
+// memset per call, or a PDL kernel inside a stream capture (pipeline/arm.cuh says why each).
+inline cudaError_t zero_state_for_call(unsigned char* base, std::size_t bytes, cudaStream_t stream,
+                                       bool pdl) {
+  bool capturing = false;
+  const cudaError_t error = stream_is_capturing(stream, capturing);
+  if (error != cudaSuccess) return error;
+  if (!capturing)
+    return check(cudaMemsetAsync(base, 0, bytes, stream), "gpureduce: zeroing the ticket counter");
+  return launch_checked(arm_temp_storage_kernel<kArmThreads>,
+                        LaunchShape{1u, unsigned(kArmThreads), 0, stream, false, pdl},
+                        "gpureduce: launching the kernel that zeroes the ticket counter",
+                        "gpureduce: after launching the counter-zeroing kernel",
+                        reinterpret_cast<std::uint64_t*>(base), unsigned(bytes / sizeof(std::uint64_t)));
 }
 
 // The bytes last_block's flagged path needs zero at the start: the control block and the region up
@@ -282,22 +299,7 @@ cudaError_t run_rung(const Request<P>& r) {
   error = pdl_allowed(r.context.device, r.facts, reinterpret_cast<const void*>(first_pass), pdl);
   if (error != cudaSuccess) return error;
   if (zero_counter) {
-    // state_bytes: by a memset per call, by a PDL kernel inside a stream capture
-    // (pipeline/arm.cuh says why each).
-    bool capturing = false;
-    error = stream_is_capturing(r.stream, capturing);
-    if (error != cudaSuccess) return error;
-    if (capturing) {
-      error = launch_checked(arm_temp_storage_kernel<kArmThreads>,
-                             LaunchShape{1u, unsigned(kArmThreads), 0, r.stream, false, pdl},
-                             "gpureduce: launching the kernel that zeroes the ticket counter",
-                             "gpureduce: after launching the counter-zeroing kernel",
-                             reinterpret_cast<std::uint64_t*>(base),
-                             unsigned(state_bytes / sizeof(std::uint64_t)));
-    } else {
-      error = check(cudaMemsetAsync(base, 0, state_bytes, r.stream),
-                    "gpureduce: zeroing the ticket counter");
-    }
+    error = zero_state_for_call(base, state_bytes, r.stream, pdl);
     if (error != cudaSuccess) return error;
   }
   error = launch_checked(kernel,
@@ -423,6 +425,20 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
   if (!is_valid(options.pipeline)) return fail(cudaErrorInvalidValue, "gpureduce: invalid Options::pipeline");
   if (int(options.pointer_check) < 0 || int(options.pointer_check) > int(PointerCheck::off))
     return fail(cudaErrorInvalidValue, "gpureduce: invalid Options::pointer_check");
+  if (int(options.accuracy) < 0 || int(options.accuracy) > int(Accuracy::correctly_rounded))
+    return fail(cudaErrorInvalidValue, "gpureduce: invalid Options::accuracy");
+  // Correctly rounded: floating sums take the exact engine (exact/); integer sums, Min and Max are
+  // exact already and run as they are.
+  constexpr bool kExactPair = is_sum_op_v<Op> && exact::kCorrectlyRoundedPair<In, Out>;
+  constexpr bool kExactAlready =
+      (is_sum_op_v<Op> && std::is_integral_v<Accum>) || std::is_same_v<Op, MinOp> ||
+      std::is_same_v<Op, MaxOp>;
+  if constexpr (!kExactPair && !kExactAlready)
+    if (options.accuracy == Accuracy::correctly_rounded)
+      return fail(cudaErrorInvalidValue,
+                  "gpureduce: Accuracy::correctly_rounded is for Sum of float -> float or double, "
+                  "double, __half or __nv_bfloat16 -> float (integer sums, Min and Max are exact "
+                  "anyway)");
   const int bt = options.block_threads;
   if (bt != 0 && (bt < 32 || bt > 1024 || (bt & (bt - 1)) != 0))
     return fail(cudaErrorInvalidValue,
@@ -456,6 +472,16 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
   const auto find_context = [&] {
     return context.device >= 0 ? cudaSuccess : current_context(device, context);
   };
+
+  if constexpr (kExactPair) {
+    if (options.accuracy == Accuracy::correctly_rounded) {
+      error = find_context();
+      if (error != cudaSuccess) return error;
+      return exact::reduce_exact<In, Out>(exact::ExactCall{d_temp_storage, temp_storage_bytes, d_in,
+                                                           d_out, num_items, stream, options, plan,
+                                                           context, facts});
+    }
+  }
 
   // Resolve `automatic` (policy.hpp has the rules and the measurements behind them).
   Options resolved = options;

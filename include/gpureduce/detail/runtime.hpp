@@ -41,6 +41,10 @@ cudaError_t resident_blocks_per_sm(const ContextKey& context, const void* kernel
 // kernel, so a new context sets it again), cached likewise.
 cudaError_t max_cluster_blocks(const ContextKey& context, const void* kernel, int block_threads,
                                std::size_t dynamic_shared_bytes, int& blocks);
+// Lets `kernel` launch with `bytes` of dynamic shared memory (cudaFuncSetAttribute above the 48 KiB
+// default: an attribute of the context's copy of the kernel, set once per context).
+cudaError_t allow_dynamic_shared_bytes(const ContextKey& context, const void* kernel,
+                                       std::size_t bytes);
 // Forgets the answers cached for `context` (release_cached_state).
 void release_context_caches(const ContextKey& context);
 

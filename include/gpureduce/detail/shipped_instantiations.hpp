@@ -12,8 +12,8 @@
 // GPUREDUCE_SUM(In, Out) for every shipped Sum; GPUREDUCE_MINMAX(T) for every shipped Min/Max.
 #define GPUREDUCE_FOR_EACH_SUM(X)                                                          \
   X(std::int32_t, std::int32_t) X(std::uint32_t, std::uint32_t) X(std::int64_t, std::int64_t) \
-  X(std::uint64_t, std::uint64_t) X(float, float) X(double, double) X(__half, float)      \
-  X(__nv_bfloat16, float)
+  X(std::uint64_t, std::uint64_t) X(float, float) X(float, double) X(double, double)     \
+  X(__half, float) X(__nv_bfloat16, float)
 #define GPUREDUCE_FOR_EACH_MINMAX(X)                                                       \
   X(std::int32_t) X(std::uint32_t) X(std::int64_t) X(std::uint64_t) X(float) X(double)    \
   X(__half) X(__nv_bfloat16)

@@ -1,0 +1,242 @@
+// A block's threads, each with its exact part of the sum, combined into the block's exact state
+// (correctly rounded sums). The rung decides how: every column of integers the threads hold (the
+// float family's nonzero bins, the double family's touched limbs) is summed by the rung's own
+// block reduction (its shared-memory tree, shuffles, CUB's BlockReduce, or the global-memory
+// tree), over 64-bit integers. Integer addition is exact and order-free: every rung gives the same
+// bits, which is the point of the mode; the rung changes only the speed.
+#pragma once
+
+#include <cub/block/block_reduce.cuh>
+
+#include "../block/cub_block.cuh"
+#include "block_state.cuh"
+#include "thread_sum.cuh"
+
+namespace gpureduce::detail::exact {
+
+// One int64 per thread, read from a column in shared memory (not contiguous input to the rungs:
+// they take their plain one-element path).
+struct ColumnReader {
+  using value_type = long long;
+  static constexpr bool kContiguousInput = false;
+  const long long* data;
+  __device__ __forceinline__ long long operator()(std::int64_t i) const { return data[i]; }
+};
+struct IntegerPlus {
+  __device__ __forceinline__ long long operator()(long long a, long long b) const { return a + b; }
+};
+
+// The sum of column[0 .. blockDim.x), on thread 0, by the rung's block reduction. Everyone calls;
+// the column is written and synchronised before, and may be overwritten after.
+template <class Rung, int BLOCK>
+__device__ __forceinline__ long long block_sum(const long long* column, long long* tree,
+                                               long long* scratch) {
+  long long total;
+  if constexpr (std::is_same_v<Rung, CubBlockRung>) {
+    using Reduce = cub::BlockReduce<long long, kCubBlockThreads>;
+    __shared__ typename Reduce::TempStorage temp_storage;
+    total = Reduce(temp_storage).Sum(column[threadIdx.x]);
+  } else {
+    total = Rung::template reduce<BLOCK, long long>(ColumnReader{column}, std::int64_t(blockDim.x),
+                                                    0, 1, IntegerPlus{}, tree, scratch);
+  }
+  __syncthreads();  // the rung's buffers and the column are free again
+  return total;
+}
+
+// Float family: each nonzero bin's column of integers (FloatBinsThread::finish<true> left them in
+// the bins), summed and placed at its bin's position. |sum| < 1024 * 2^53 < 2^63.
+template <class Rung, int BLOCK>
+__device__ __forceinline__ void combine_bins(BlockExact<FloatFamily>& shared, long long* bins,
+                                             long long* tree, long long* scratch) {
+  const unsigned nonzero = shared.mask[0];  // block-uniform
+#pragma unroll 1
+  for (unsigned left = nonzero; left != 0; left &= left - 1) {
+    const int b = __ffs(int(left)) - 1;
+    const long long total = block_sum<Rung, BLOCK>(bins + b * int(blockDim.x), tree, scratch);
+    if (threadIdx.x == 0) add_scaled(shared.state.limb, total, float_bin_position(b));
+  }
+}
+
+// Double family: for each limb some thread's expansion touches, the column of every thread's
+// pieces on it, summed. Each piece is below 2^32, six a thread: the sum stays below 2^45.
+template <class Rung, int BLOCK>
+__device__ __forceinline__ void combine_limbs(BlockExact<DoubleFamily>& shared,
+                                              const Pieces (&pieces)[2], long long* column,
+                                              long long* tree, long long* scratch) {
+#pragma unroll 1
+  for (int w = 0; w < kMaskWords<DoubleFamily>; ++w) {
+#pragma unroll 1
+    for (unsigned left = shared.mask[w]; left != 0; left &= left - 1) {
+      const int limb = w * 32 + __ffs(int(left)) - 1;
+      long long mine = 0;
+#pragma unroll
+      for (int p = 0; p < 2; ++p)
+#pragma unroll
+        for (int k = 0; k < 3; ++k)
+          if (pieces[p].index + k == limb) mine += pieces[p].value[k];
+      column[threadIdx.x] = mine;
+      __syncthreads();
+      const long long total = block_sum<Rung, BLOCK>(column, tree, scratch);
+      if (threadIdx.x == 0) shared.state.limb[limb] += total;
+    }
+  }
+}
+
+// For every set bit i of the warp-uniform `bits`, the warp's sum of value_of(i) (a 64-bit integer
+// per thread) into row[i], by lane 0. Four sums at once, their butterflies interleaved: each is
+// five dependent shuffles, and four side by side cost little more than one.
+template <class ValueOf>
+__device__ __forceinline__ void warp_sums_into_row(unsigned bits, long long* row, ValueOf value_of) {
+#pragma unroll 1
+  for (unsigned left = bits; left != 0;) {
+    int index[4];
+    long long sum[4];
+    int count = 0;
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      if (left != 0) {
+        index[k] = __ffs(int(left)) - 1;
+        left &= left - 1;
+        sum[k] = value_of(index[k]);
+        count = k + 1;
+      }
+#pragma unroll
+    for (int lanes = 16; lanes > 0; lanes >>= 1)
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        if (k < count) sum[k] += __shfl_xor_sync(0xffffffffu, sum[k], lanes);
+    if ((threadIdx.x & 31) == 0)
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        if (k < count) row[index[k]] = sum[k];
+  }
+}
+
+// The vectorized rung's combine (it reduces with warp shuffles, so this does too). Each warp sums
+// its nonzero bins, four at a time (a thread reads only its own nonzero ones; |sum| < 32 * 2^53),
+// into its row of slots; then warp 0 totals each bin over the warps (lane b, bin b), splits the
+// totals into pieces, and lane j adds the pieces that fall on limb j. Two barriers in all.
+__device__ __forceinline__ void combine_bins_by_warps(BlockExact<FloatFamily>& shared,
+                                                      const long long* bins, unsigned nonzero,
+                                                      long long* slots) {
+  const int tid = int(threadIdx.x), threads = int(blockDim.x), lane = tid & 31;
+  warp_sums_into_row(__reduce_or_sync(0xffffffffu, nonzero), slots + (tid >> 5) * kWarpSlots,
+                     [&](int b) { return (nonzero >> b) & 1u ? bins[b * threads + tid] : 0ll; });
+  __syncthreads();
+  if (tid >= 32) return;
+  long long total = 0;  // lane b < 16: bin b over the warps; |total| < 1024 * 2^53 < 2^63
+  if (lane < kFloatBins)
+    for (int w = 0; w < threads / 32; ++w) total += slots[w * kWarpSlots + lane];
+  const Pieces mine = pieces_of(lane < kFloatBins ? total : 0, float_bin_position(lane & 15));
+  __syncwarp();  // the slots are read: reuse warp 0's row for the pieces (3 of 16 lanes' worth)
+  long long* piece = slots;
+  if (lane < kFloatBins)
+#pragma unroll
+    for (int k = 0; k < 3; ++k) piece[lane * 3 + k] = mine.value[k];
+  __syncwarp();
+  if (lane < FloatFamily::kLimbs) {
+    long long limb = 0;
+#pragma unroll
+    for (int b = 0; b < kFloatBins; ++b)
+#pragma unroll
+      for (int k = 0; k < 3; ++k)
+        if ((float_bin_position(b) >> 5) + k == lane) limb += piece[b * 3 + k];
+    shared.state.limb[lane] += limb;
+  }
+}
+
+// Likewise for double expansions, with the limbs as slots: the block's lowest touched limb is the
+// base (a 32-bit shared atomicMin); each warp sums, four at a time, the limbs its pieces touch
+// within 32 of the base, into its row; warp 0's lane j totals limb base + j over the warps. Pieces
+// further up (data of very different magnitudes) take 64-bit atomics at once.
+__device__ __forceinline__ void combine_limbs_by_warps(BlockExact<DoubleFamily>& shared,
+                                                       const Pieces (&pieces)[2], long long* slots) {
+  constexpr int kNone = 1 << 20;
+  const int tid = int(threadIdx.x), lane = tid & 31;
+  int first = kNone;
+#pragma unroll
+  for (int p = 0; p < 2; ++p)
+#pragma unroll
+    for (int k = 0; k < 3; ++k)
+      if (pieces[p].value[k] != 0) first = min(first, pieces[p].index + k);
+  first = __reduce_min_sync(0xffffffffu, first);
+  if (lane == 0 && first != kNone) atomicMin(&shared.base, first);
+  __syncthreads();
+  const int base = shared.base;
+  unsigned near = 0;
+#pragma unroll
+  for (int p = 0; p < 2; ++p)
+#pragma unroll
+    for (int k = 0; k < 3; ++k) {
+      const int offset = pieces[p].index + k - base;
+      if (pieces[p].value[k] == 0) continue;
+      if (offset < kWarpSlots) near |= 1u << offset;
+      else atomicAdd(reinterpret_cast<unsigned long long*>(&shared.state.limb[base + offset]),
+                     static_cast<unsigned long long>(pieces[p].value[k]));
+    }
+  warp_sums_into_row(__reduce_or_sync(0xffffffffu, near), slots + (tid >> 5) * kWarpSlots,
+                     [&](int offset) {
+                       long long sum = 0;
+#pragma unroll
+                       for (int p = 0; p < 2; ++p)
+#pragma unroll
+                         for (int k = 0; k < 3; ++k)
+                           if (pieces[p].index + k == base + offset) sum += pieces[p].value[k];
+                       return sum;
+                     });
+  __syncthreads();
+  if (tid >= 32 || base == kNone || base + lane >= DoubleFamily::kLimbs) return;
+  long long limb = 0;
+  for (int w = 0; w < int(blockDim.x) / 32; ++w) limb += slots[w * kWarpSlots + lane];
+  shared.state.limb[base + lane] += limb;
+}
+
+// The limbs a thread's pieces touch, into the block's mask (for the rungs' combine_limbs).
+__device__ __forceinline__ void mark_limbs(const Pieces (&pieces)[2], unsigned* mask) {
+  unsigned words[kMaskWords<DoubleFamily>] = {};
+#pragma unroll
+  for (int p = 0; p < 2; ++p)
+#pragma unroll
+    for (int k = 0; k < 3; ++k) {
+      const int limb = pieces[p].index + k;
+#pragma unroll
+      for (int w = 0; w < kMaskWords<DoubleFamily>; ++w)
+        if (pieces[p].value[k] != 0 && (limb >> 5) == w) words[w] |= 1u << (limb & 31);
+    }
+#pragma unroll
+  for (int w = 0; w < kMaskWords<DoubleFamily>; ++w) block_or(words[w], mask[w]);
+}
+
+// What the threads saw, as the block's counts (0 or 1 each), and the block's share of the items.
+template <class Family>
+__device__ __forceinline__ void count_what_was_seen(BlockExact<Family>& shared, std::int64_t items) {
+  for (int k = kNaNs; k < kCounts; ++k) shared.state.count[k] = (shared.seen >> k) & 1u;
+  shared.state.count[kItems] = items;
+}
+
+// The counts, and every limb's excess over 32 bits moved up one limb (warp 0, in one pass): limbs
+// end below 2^33 in magnitude, so the states of up to 2^30 blocks add up without overflow. (One
+// block alone rounds its state as it is: round_limbs takes limbs up to 2^62.)
+template <class Family>
+__device__ __forceinline__ void seal_block_state(BlockExact<Family>& shared, std::int64_t items) {
+  constexpr int L = Family::kLimbs;
+  if (threadIdx.x < 32) {
+    const int lane = int(threadIdx.x);
+    long long carry_into_chunk = 0;
+    for (int base = 0; base < L; base += 32) {
+      const int i = base + lane;
+      const long long v = i < L ? shared.state.limb[i] : 0;
+      const bool keeps_all = i >= L - 1;  // the top limb keeps its excess
+      const long long carry = keeps_all ? 0 : v >> 32;
+      long long from_below = __shfl_up_sync(0xffffffffu, carry, 1);
+      if (lane == 0) from_below = carry_into_chunk;
+      carry_into_chunk = __shfl_sync(0xffffffffu, carry, 31);
+      if (i < L) shared.state.limb[i] = (keeps_all ? v : (v & 0xffffffff)) + from_below;
+    }
+    if (lane == 0) count_what_was_seen(shared, items);
+  }
+  __syncthreads();
+}
+
+}  // namespace gpureduce::detail::exact

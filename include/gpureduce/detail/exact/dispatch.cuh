@@ -1,0 +1,249 @@
+// Dispatch of correctly rounded sums: the plan (rung, block, grid, pipeline, where the zeroed state
+// lives), the temp-storage size, the launches. Compiled into the library only (src/exact_*.cu).
+#pragma once
+
+#include "../dispatch.cuh"
+#include "exact_sum.hpp"
+#include "kernels.cuh"
+
+namespace gpureduce::detail::exact {
+
+// automatic's choices. The block: 256 threads (bins of 32 KiB a block for the float family, so
+// six or seven blocks an SM). The grid: the default engine's rule (policy.hpp), at most one wave.
+// The pipeline: atomic, whose last block takes the grid's state out of 64-bit atomics: no
+// partials to fold, one launch, on state a stream or graph slot keeps zero (as the default
+// engine's last_block). docs/tuning.md has the measurements behind them.
+inline constexpr Pipeline kAutomaticPipeline = Pipeline::atomic;
+// One block up to 16 KiB of input, not the default engine's 64 KiB: an exact add costs a
+// conversion and a double add (floats) or two TwoSums (doubles), and one SM did 16K floats in
+// 8.1 us against 5.7 us for 1K (H100, ncu, 2026-11-24), while 32 blocks took 7.4 us.
+inline constexpr std::uint64_t kSingleBlockBytes = std::uint64_t(16) << 10;
+// Double family: a block sums at most 2^30 inputs, so that the remainders its threads move into
+// its state (at most one piece below 2^32 per limb per input) cannot overflow a 64-bit limb.
+inline constexpr std::int64_t kMostItemsPerBlock = std::int64_t(1) << 30;
+
+namespace rationale {
+inline constexpr const char* kOneBlock =
+    "correctly rounded: one block (the exact state of one block is the answer; one launch)";
+inline constexpr const char* kAtomic =
+    "correctly rounded, automatic: vectorized loads, 256 threads, one block up to 16 KiB, else "
+    "grid = ceil(sqrt(bytes / 256 B)) rounded up to a power of two, capped at one wave; atomic: blocks add their exact states "
+    "into one with 64-bit atomics, the last rounds it (state the stream or graph keeps zero, or "
+    "the caller's zeroed storage: one launch)";
+inline constexpr const char* kCallerChose =
+    "correctly rounded, as the caller's Options chose (the bits do not depend on it)";
+}  // namespace rationale
+
+struct Choice {
+  Strategy strategy;
+  int block_threads;
+  bool automatic_strategy;
+  bool automatic_pipeline;
+};
+
+// Where the state that must start zero comes from: the caller's promise, a slot of the library's
+// (automatic pipeline: the graph's while capturing, else the stream's), or a zeroing per call.
+struct StatePlace {
+  unsigned char* base = nullptr;  // null: the caller's temp storage
+  bool zero_per_call = false;
+};
+inline cudaError_t place_state(const ExactCall& c, const Choice& choice, std::size_t bytes,
+                               StatePlace& place) {
+  if (c.options.temp_storage_zeroed) return cudaSuccess;
+  if (choice.automatic_pipeline) {
+    bool capturing = false;
+    cudaError_t error = stream_is_capturing(c.stream, capturing);
+    if (error != cudaSuccess) return error;
+    if (capturing) return acquire_graph_owned_slot(c.stream, c.context, bytes, &place.base);
+    error = stream_owned_slot(c.stream, c.context, &place.base);
+    if (error != cudaSuccess) return error;
+    if (place.base != nullptr) return cudaSuccess;
+  }
+  place.zero_per_call = true;
+  return cudaSuccess;
+}
+
+// The grid: every block's worth of work (vectors for vectorized loads, else items), capped by
+// occupancy, waves, the caller's grid_blocks and automatic's rule; double sums get at least one
+// block per kMostItemsPerBlock items. 0 when that cannot fit the cap.
+template <class Rung, class In>
+std::int64_t exact_grid(std::int64_t n, std::uintptr_t address, int block, std::int64_t cap,
+                        std::int64_t target) {
+  if (n == 0) return 1;
+  std::int64_t units = n;
+  if constexpr (kVectorLoads<Rung>) {
+    const VectorizedRung::Layout l = VectorizedRung::layout(address, sizeof(In), n);
+    units = l.vectors > 0 ? l.vectors : 1;
+  }
+  std::int64_t grid = (units + block - 1) / block;
+  grid = grid < cap ? grid : cap;
+  grid = grid < target ? grid : target;
+  grid = grid > 1 ? grid : 1;
+  if constexpr (std::is_same_v<In, double>) {
+    const std::int64_t least = (n + kMostItemsPerBlock - 1) / kMostItemsPerBlock;
+    if (grid < least) grid = least <= cap ? least : 0;
+  }
+  return grid;
+}
+
+template <class Rung, int BLOCK, class In, class Out>
+cudaError_t run_exact(const ExactCall& c, const Choice& choice) {
+  using Family = family_of<In>;
+  const Options& o = c.options;
+  const std::int64_t n = c.num_items;
+  const int block = choice.block_threads;
+  // automatic's own plan (its rung, block and pipeline) has a kernel built for it.
+  const bool shaped = std::is_same_v<Rung, VectorizedRung> && choice.automatic_strategy &&
+                      choice.automatic_pipeline && block == kAutomaticBlockThreads;
+  const auto kernel = shaped ? exact_automatic_kernel<In, Out> : exact_sum_kernel<Rung, BLOCK, In, Out>;
+  const void* kernel_address = reinterpret_cast<const void*>(kernel);
+  if (std::is_same_v<Rung, CubBlockRung> && block != kCubBlockThreads)
+    return fail(cudaErrorInvalidValue, "gpureduce: cub_block needs 256 threads (CUB's policy)");
+  const std::size_t shared = exact_shared_bytes<Rung, Family>(block);
+  cudaError_t error = allow_dynamic_shared_bytes(c.context, kernel_address, shared);
+  int occupancy = 0;
+  if (error == cudaSuccess)
+    error = resident_blocks_per_sm(c.context, kernel_address, block, shared, occupancy);
+  if (error != cudaSuccess) return error;
+  if (occupancy < 1)
+    return fail(cudaErrorInvalidValue,
+                "gpureduce: this strategy's correctly rounded kernel cannot run with the requested "
+                "block size on this device (its bins need 128 bytes of shared memory a thread)");
+
+  const Pipeline pipeline = choice.automatic_pipeline ? kAutomaticPipeline : o.pipeline;
+  if (pipeline == Pipeline::cluster && !c.facts.thread_block_clusters)
+    return fail(cudaErrorInvalidValue, "gpureduce: the cluster pipeline needs compute capability 9.0");
+  if (pipeline == Pipeline::grid_sync && !c.facts.cooperative_launch)
+    return fail(cudaErrorInvalidValue, "gpureduce: the grid_sync pipeline needs cooperative launch");
+  const int waves = pipeline == Pipeline::grid_sync || choice.automatic_strategy
+                        ? 1
+                        : policy_for(choice.strategy).waves;
+  std::int64_t cap = std::int64_t(occupancy) * c.facts.multiprocessors * waves;
+  if (pipeline == Pipeline::cluster) {
+    int cluster_cap = 0;
+    error = max_cluster_blocks(c.context, kernel_address, block, shared, cluster_cap);
+    if (error != cudaSuccess) return error;
+    cap = cluster_cap < cap ? (cluster_cap < 1 ? 1 : cluster_cap) : cap;
+  }
+  if (o.grid_blocks > 0 && o.grid_blocks < cap) cap = o.grid_blocks;
+  // automatic: one block up to kSingleBlockBytes (no state to meet in), else the default rule.
+  const std::uint64_t bytes = std::uint64_t(n) * sizeof(In);
+  const std::int64_t target = !choice.automatic_strategy || o.grid_blocks != 0 ? cap
+                              : bytes <= kSingleBlockBytes                 ? 1
+                                                                           : automatic_grid_target(bytes);
+  const std::int64_t grid =
+      exact_grid<Rung, In>(n, reinterpret_cast<std::uintptr_t>(c.d_in), block, cap, target);
+  const std::int64_t sizing_grid = exact_grid<Rung, In>(n, 0, block, cap, target);
+  if (grid == 0 || sizing_grid == 0)
+    return fail(cudaErrorInvalidValue,
+                "gpureduce: a correctly rounded double sum needs a block per 2^30 items, more "
+                "than this grid allows (raise Options::grid_blocks)");
+
+  const bool zeroed_state = (pipeline == Pipeline::atomic || pipeline == Pipeline::last_block) &&
+                            grid > 1;
+  const std::size_t state_bytes = zeroed_state_bytes<Family>(pipeline == Pipeline::atomic);
+  const bool second_kernel = pipeline == Pipeline::two_kernel && grid > 1;
+  const std::size_t temp_bytes =
+      temp_storage_bytes<Family>(sizing_grid, block, Rung::kUsesGlobalScratch);
+  const bool may_zero_per_call = zeroed_state && !o.temp_storage_zeroed;
+
+  if (c.plan) {
+    bool slot = false;
+    if (may_zero_per_call && choice.automatic_pipeline) {
+      bool capturing = false;
+      error = stream_is_capturing(c.stream, capturing);
+      if (error == cudaSuccess && !capturing)
+        error = stream_owned_slot_available(c.stream, c.context, slot);
+      slot = slot || capturing;
+      if (error != cudaSuccess) return error;
+    }
+    *c.plan = LaunchPlan{};
+    c.plan->strategy = choice.strategy;
+    c.plan->pipeline = pipeline;
+    c.plan->block_threads = block;
+    c.plan->grid_blocks = int(grid);
+    c.plan->items_per_thread = kVectorLoads<Rung> ? int(16 / sizeof(In)) : 1;
+    c.plan->launches = 1 + int(may_zero_per_call && !slot) + int(second_kernel);
+    c.plan->temp_storage_bytes = temp_bytes;
+    c.plan->rationale = grid == 1 ? rationale::kOneBlock
+                        : choice.automatic_strategy && choice.automatic_pipeline ? rationale::kAtomic
+                                                                                 : rationale::kCallerChose;
+    return cudaSuccess;
+  }
+  if (c.d_temp_storage == nullptr) {
+    *c.temp_storage_bytes = temp_bytes;
+    return cudaSuccess;
+  }
+  if (*c.temp_storage_bytes < temp_bytes) return fail(cudaErrorInvalidValue, kTempTooSmall);
+
+  auto* work = static_cast<unsigned char*>(c.d_temp_storage);
+  StatePlace place;
+  if (zeroed_state) {
+    error = place_state(c, choice, state_bytes, place);
+    if (error != cudaSuccess) return error;
+  }
+  unsigned char* const state = place.base != nullptr ? place.base : work;
+  bool pdl = false;
+  error = pdl_allowed(c.context.device, c.facts, kernel_address, pdl);
+  if (error == cudaSuccess && place.zero_per_call)
+    error = zero_state_for_call(state, state_bytes, c.stream, pdl);
+  if (error != cudaSuccess) return error;
+  const ExactArgs<In, Out> args{static_cast<const In*>(c.d_in), static_cast<Out*>(c.d_out), n,
+                                state, work, std::uint8_t(pipeline)};
+  const bool cooperative = pipeline == Pipeline::grid_sync && grid > 1;
+  const unsigned cluster_blocks = pipeline == Pipeline::cluster && grid > 1 ? unsigned(grid) : 0u;
+  error = launch_checked(kernel,
+                         LaunchShape{unsigned(grid), unsigned(block), shared, c.stream, cooperative,
+                                     pdl, cluster_blocks},
+                         "gpureduce: launching the correctly rounded sum",
+                         "gpureduce: after launching the correctly rounded sum", args);
+  if (error != cudaSuccess || !second_kernel) return error;
+  return launch_checked(exact_fold_kernel<In, Out>,
+                        LaunchShape{1u, 256u, 0, c.stream, false, pdl},
+                        "gpureduce: launching the correctly rounded sum's second kernel",
+                        "gpureduce: after launching the correctly rounded sum's second kernel",
+                        args, int(grid));
+}
+
+template <class Rung, class In, class Out, int... Sizes>
+cudaError_t run_exact_template_rung(const ExactCall& c, const Choice& choice,
+                                    std::integer_sequence<int, Sizes...>) {
+  cudaError_t result = cudaErrorInvalidValue;
+  const bool matched = ((choice.block_threads == Sizes
+                             ? (result = run_exact<Rung, Sizes, In, Out>(c, choice), true)
+                             : false) ||
+                        ...);
+  if (!matched) return fail(cudaErrorInvalidValue, "gpureduce: no kernel built for this block size");
+  return result;
+}
+
+template <class In, class Out>
+cudaError_t reduce_exact(const ExactCall& c) {
+  const Options& o = c.options;
+  Choice choice{o.strategy, o.block_threads, o.strategy == Strategy::automatic,
+                o.pipeline == Pipeline::automatic};
+  if (choice.automatic_strategy) choice.strategy = Strategy::vectorized;
+  if (choice.block_threads == 0)
+    choice.block_threads = choice.automatic_strategy ? kAutomaticBlockThreads
+                           : choice.strategy == Strategy::cub_block
+                               ? kCubBlockThreads
+                               : policy_for(choice.strategy).default_block_threads;
+  switch (choice.strategy) {
+    case Strategy::global_memory: return run_exact<GlobalMemoryRung, 0, In, Out>(c, choice);
+    case Strategy::neighbored: return run_exact<NeighboredRung, 0, In, Out>(c, choice);
+    case Strategy::strided_index: return run_exact<StridedIndexRung, 0, In, Out>(c, choice);
+    case Strategy::sequential: return run_exact<SequentialRung, 0, In, Out>(c, choice);
+    case Strategy::first_add: return run_exact<FirstAddRung, 0, In, Out>(c, choice);
+    case Strategy::unroll_last_warp: return run_exact<UnrollLastWarpRung, 0, In, Out>(c, choice);
+    case Strategy::complete_unroll:
+      return run_exact_template_rung<CompleteUnrollRung, In, Out>(c, choice, TemplateBlockSizes{});
+    case Strategy::multi_element:
+      return run_exact_template_rung<MultiElementRung, In, Out>(c, choice, TemplateBlockSizes{});
+    case Strategy::warp_shuffle: return run_exact<WarpShuffleRung, 0, In, Out>(c, choice);
+    case Strategy::vectorized: return run_exact<VectorizedRung, 0, In, Out>(c, choice);
+    case Strategy::cub_block: return run_exact<CubBlockRung, kCubBlockThreads, In, Out>(c, choice);
+    default: return fail(cudaErrorInvalidValue, "gpureduce: unknown strategy");
+  }
+}
+
+}  // namespace gpureduce::detail::exact

@@ -1,0 +1,179 @@
+// How the blocks' exact states become the answer (correctly rounded sums), one epilogue per
+// pipeline. States combine by adding their words, so every pipeline gives the same bits:
+// - atomic: each block adds its nonzero words into the grid's state with 64-bit atomics and takes
+//   a ticket; the last block takes the words out (atomicExch with zero, which also re-arms them),
+//   rounds and writes. No partials, no fold: what `automatic` uses.
+// - last_block: partial states in temp storage and a ticket; the last block folds them.
+// - two_kernel: partial states; a second kernel of one block folds them.
+// - grid_sync: partial states, the grid barrier, block 0 folds.
+// - cluster: the states stay in shared memory; block 0 folds them through distributed shared memory.
+#pragma once
+
+#include <cooperative_groups.h>
+
+#include "../pipeline/ticket.cuh"
+#include "block_state.cuh"
+#include "exact_args.cuh"
+#include "round.hpp"
+
+namespace gpureduce::detail::exact {
+
+// Rounds limbs [lowest, highest] of a state whose range is wider than a register window: out of
+// line, its unrolled loops over every limb stay off the common path.
+template <class Family, class Out>
+__device__ __noinline__ typename OutFormat<Out>::Bits round_wide_range(ExactState<Family>& state,
+                                                                       int lowest, int highest) {
+  return round_limbs<Out, Family::kLimbs>(state.limb, lowest, highest, Family::kLsbExponent);
+}
+
+// The state (shared memory; its limbs are clobbered) rounded once into *d_out, by a whole warp:
+// the lanes find the nonzero limbs with ballots, lane 0 rounds that range (round.hpp), in
+// registers when it spans at most 8 limbs (data of one magnitude touch a few).
+template <class Family, class Out>
+__device__ __forceinline__ void write_rounded_by_warp(Out* d_out, ExactState<Family>& state) {
+  constexpr int L = Family::kLimbs;
+  constexpr int kWindow = 8;
+  const int lane = int(threadIdx.x & 31);
+  int lowest = L, highest = -1;
+#pragma unroll
+  for (int base = 0; base < L; base += 32) {
+    const unsigned nonzero =
+        __ballot_sync(0xffffffffu, base + lane < L && state.limb[base + lane] != 0);
+    if (nonzero != 0) {
+      if (lowest == L) lowest = base + __ffs(int(nonzero)) - 1;
+      highest = base + 31 - __clz(int(nonzero));
+    }
+  }
+  if (lane != 0) return;
+  auto bits = special_result<Out>(state);
+  if (bits == 0 && highest >= 0) {
+    if (highest - lowest < kWindow) {
+      std::int64_t window[kWindow];
+#pragma unroll
+      for (int k = 0; k < kWindow; ++k)
+        window[k] = lowest + k <= highest ? state.limb[lowest + k] : 0;
+      bits = round_limbs<Out, kWindow>(window, 0, highest - lowest,
+                                       Family::kLsbExponent + 32 * lowest);
+    } else {
+      bits = round_wide_range<Family, Out>(state, lowest, highest);
+    }
+  }
+  if (bits == 0) bits = zero_result<Out>(state);  // an exact zero
+  *d_out = from_bits<Out>(bits);
+}
+
+// Adds `count` states of `partials` (global, written by other blocks of this launch or by an
+// earlier kernel) into `total` (shared, zero): a thread a word, rows of threads taking every
+// rows-th state, then one shared atomic per thread.
+template <class Family>
+__device__ __forceinline__ void fold_states(const long long* partials, int count,
+                                            ExactState<Family>& total) {
+  constexpr int W = ExactState<Family>::kWords;
+  const int rows = int(blockDim.x) >= W ? int(blockDim.x) / W : 1;
+  for (int item = int(threadIdx.x); item < rows * W; item += int(blockDim.x)) {
+    const int w = item % W;
+    long long sum = 0;
+    for (int g = item / W; g < count; g += rows) sum += __ldcg(partials + std::int64_t(g) * W + w);
+    if (sum != 0) atomicAdd(reinterpret_cast<unsigned long long*>(words_of(total) + w),
+                            static_cast<unsigned long long>(sum));
+  }
+  __syncthreads();
+}
+
+template <class Family>
+__device__ __forceinline__ void write_partial(long long* partials, const ExactState<Family>& state) {
+  constexpr int W = ExactState<Family>::kWords;
+  const long long* words = reinterpret_cast<const long long*>(&state);
+  for (int w = int(threadIdx.x); w < W; w += int(blockDim.x))
+    partials[std::int64_t(blockIdx.x) * W + w] = words[w];
+}
+
+// True in the last block to arrive. Every thread fences its own writes (the partial's words, or
+// its atomics) before the barrier; thread 0's acq_rel ticket then publishes them all.
+__device__ __forceinline__ bool arrive_last(unsigned* ticket) {
+  __shared__ bool last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) last = take_ticket(ticket) == gridDim.x - 1;
+  __syncthreads();
+  return last;
+}
+
+// Thread 0 adds the block's nonzero words into its copy of the grid's state (fire-and-forget
+// reductions, issued back to back) and takes the ticket: its acq_rel publishes its own adds, so no
+// fence. The last block takes every word of every copy out with atomicExch(0), which also leaves
+// the grid's state zero for the next call.
+template <class Family, class In, class Out>
+__device__ __forceinline__ void atomic_epilogue(const ExactArgs<In, Out>& args,
+                                                BlockExact<Family>& shared) {
+  constexpr int W = ExactState<Family>::kWords;
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    long long* grid = args.template grid_state<Family>(int(blockIdx.x % kGridStates));
+    const long long* mine = words_of(shared.state);
+    for (int w = 0; w < W; ++w)
+      if (mine[w] != 0)
+        atomicAdd(reinterpret_cast<unsigned long long*>(grid + w), static_cast<unsigned long long>(mine[w]));
+    last = take_ticket(args.ticket()) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  long long* total = words_of(shared.total);
+  for (int w = int(threadIdx.x); w < W; w += int(blockDim.x)) {
+    long long sum = 0;
+#pragma unroll
+    for (int copy = 0; copy < kGridStates; ++copy)
+      sum += static_cast<long long>(atomicExch(
+          reinterpret_cast<unsigned long long*>(args.template grid_state<Family>(copy) + w), 0ull));
+    total[w] = sum;
+  }
+  __syncthreads();
+  if (threadIdx.x < 32) write_rounded_by_warp(args.d_out, shared.total);
+  if (threadIdx.x == 0) *args.ticket() = 0;
+}
+
+template <class Family, class In, class Out>
+__device__ __forceinline__ void last_block_epilogue(const ExactArgs<In, Out>& args,
+                                                    BlockExact<Family>& shared) {
+  write_partial(args.partial_states(), shared.state);
+  if (!arrive_last(args.ticket())) return;
+  fold_states(args.partial_states(), int(gridDim.x), shared.total);
+  if (threadIdx.x < 32) write_rounded_by_warp(args.d_out, shared.total);
+  if (threadIdx.x == 0) *args.ticket() = 0;
+}
+
+template <class Family, class In, class Out>
+__device__ __forceinline__ void grid_sync_epilogue(const ExactArgs<In, Out>& args,
+                                                   BlockExact<Family>& shared) {
+  write_partial(args.partial_states(), shared.state);
+  cooperative_groups::this_grid().sync();
+  if (blockIdx.x != 0) return;
+  fold_states(args.partial_states(), int(gridDim.x), shared.total);
+  if (threadIdx.x < 32) write_rounded_by_warp(args.d_out, shared.total);
+}
+
+template <class Family, class In, class Out>
+__device__ __forceinline__ void cluster_epilogue(const ExactArgs<In, Out>& args,
+                                                 BlockExact<Family>& shared) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  __trap();  // no clusters below sm_90; dispatch never selects this pipeline there
+#else
+  constexpr int W = ExactState<Family>::kWords;
+  cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+  cluster.sync();  // every block's state is written and visible
+  if (blockIdx.x == 0) {  // the grid is one cluster: block index = rank
+    long long* mine = words_of(shared.state);
+    long long* total = words_of(shared.total);
+    for (int w = int(threadIdx.x); w < W; w += int(blockDim.x)) {
+      long long sum = 0;
+      for (unsigned r = 0; r < gridDim.x; ++r) sum += *cluster.map_shared_rank(mine + w, r);
+      total[w] = sum;
+    }
+    __syncthreads();
+    if (threadIdx.x < 32) write_rounded_by_warp(args.d_out, shared.total);
+  }
+  cluster.sync();  // no block may exit, freeing its shared memory, before block 0 has read it
+#endif
+}
+
+}  // namespace gpureduce::detail::exact

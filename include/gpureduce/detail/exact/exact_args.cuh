@@ -1,0 +1,68 @@
+// What the kernels of correctly rounded sums are given, and where their state lives in temp
+// storage: [ticket][the grid's state (atomic pipeline)][partial states][global-memory scratch].
+// The ticket sits where ControlBlock's does and the grid's state in the flagged-slot region, both
+// left zero by every kernel, so one zeroed buffer (or a stream's or graph's slot) serves these
+// sums and the others alike.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "../pipeline/temp_layout.cuh"
+#include "exact_state.hpp"
+
+namespace gpureduce::detail::exact {
+
+// The atomic pipeline's grid state is kGridStates copies, block b adding into copy b % kGridStates,
+// each on cache lines of its own: a block's adds then meet those of 1/8 of the grid at each
+// address, not all of it (the L2 serialises atomics on one address; docs/tuning.md has the
+// measurement). The last block takes all copies out.
+inline constexpr int kGridStates = 8;
+template <class Family>
+inline constexpr std::size_t kGridStateStride = (sizeof(ExactState<Family>) + 127) / 128 * 128;
+inline constexpr std::size_t kGridStateOffset = kFlaggedSlotsOffset;
+inline constexpr std::size_t kPartialStatesOffset =
+    align_up(kGridStateOffset + kGridStates * kGridStateStride<DoubleFamily>);
+
+// Bytes that must be zero when the kernel starts: the ticket, and for `atomic` the grid's state.
+template <class Family>
+__host__ __device__ constexpr std::size_t zeroed_state_bytes(bool grid_state) {
+  return grid_state ? kGridStateOffset + kGridStates * kGridStateStride<Family> : sizeof(ControlBlock);
+}
+
+template <class Family>
+__host__ __device__ constexpr std::size_t scratch_offset(std::int64_t grid) {
+  return kPartialStatesOffset + align_up(std::size_t(grid) * sizeof(ExactState<Family>));
+}
+
+template <class Family>
+__host__ __device__ constexpr std::size_t temp_storage_bytes(std::int64_t grid, int block_threads, bool scratch) {
+  return scratch_offset<Family>(grid) +
+         (scratch ? align_up(std::size_t(grid) * std::size_t(block_threads) * 8) : 0);
+}
+
+template <class In, class Out>
+struct ExactArgs {
+  const In* d_in;
+  Out* d_out;
+  std::int64_t num_items;
+  unsigned char* temp;  // the zeroed state (ticket, grid state) lives here; partials and scratch
+  unsigned char* work;  // ... here: the caller's temp storage (the same pointer unless the state
+                        // is a stream's or graph's slot)
+  std::uint8_t pipeline;
+
+  __host__ __device__ unsigned* ticket() const { return reinterpret_cast<unsigned*>(temp); }
+  template <class Family>
+  __host__ __device__ long long* grid_state(int copy) const {
+    return reinterpret_cast<long long*>(temp + kGridStateOffset + copy * kGridStateStride<Family>);
+  }
+  __host__ __device__ long long* partial_states() const {
+    return reinterpret_cast<long long*>(work + kPartialStatesOffset);
+  }
+  template <class Family>
+  __host__ __device__ long long* scratch(std::int64_t grid) const {
+    return reinterpret_cast<long long*>(work + scratch_offset<Family>(grid));
+  }
+};
+
+}  // namespace gpureduce::detail::exact

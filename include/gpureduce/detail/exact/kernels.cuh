@@ -1,0 +1,184 @@
+// The kernels of correctly rounded sums: every (rung, input, output) has one, whose pipeline is an
+// argument as in kernels.cuh, plus the second kernel of two_kernel. A block: each thread sums its
+// inputs exactly (thread_sum.cuh), the rung combines the threads' integers (block_combine.cuh),
+// the pipeline's epilogue combines the blocks' states and rounds once (epilogues.cuh).
+#pragma once
+
+#include "../block/vectorized.cuh"
+#include "../kernels.cuh"
+#include "../launch.cuh"
+#include "block_combine.cuh"
+#include "epilogues.cuh"
+#include "thread_sum.cuh"
+
+namespace gpureduce::detail::exact {
+
+// Whether a rung's threads read with the vectorized rung's 16-byte loads (it and `automatic`);
+// the others read one element per thread per step, grid-strided, as the seed rungs do.
+template <class Rung>
+inline constexpr bool kVectorLoads = std::is_same_v<Rung, VectorizedRung>;
+inline constexpr int kMostPerStep = 16;  // inputs a thread adds at most between two counts
+static_assert(kMostPerStep >= VectorizedRung::kVectorsInFlight * 4, "a batch of floats");
+
+// Every input of this thread into `thread`, in batches: the vectorized rung's 16-byte loads,
+// kVectorsInFlight vectors issued before the first is used (as VectorizedRung::
+// fold_strided_vectors), handed over as one batch, so that a double expansion tests its remainders
+// once a batch rather than once an input (a test on each put every add's full dependency chain,
+// about ten double adds, on the thread's critical path); else one element per thread per step.
+template <bool kVector, class In, class Thread, class Family>
+__device__ __forceinline__ void sum_inputs(const In* in, std::int64_t n, std::int64_t rank,
+                                           std::int64_t blocks, Thread& thread,
+                                           ExactState<Family>& block) {
+  const std::int64_t threads = blockDim.x;
+  const std::int64_t tid = threadIdx.x;
+  if constexpr (kVector && 16 % sizeof(In) == 0) {
+    constexpr int kPerVector = int(16 / sizeof(In));
+    constexpr int kInFlight = VectorizedRung::kVectorsInFlight;
+    const VectorizedRung::Layout l =
+        VectorizedRung::layout(reinterpret_cast<std::uintptr_t>(in), sizeof(In), n);
+    const uint4* vectors = reinterpret_cast<const uint4*>(in + l.head);
+    const std::int64_t stride = threads * blocks;
+    std::int64_t v = rank * threads + tid;
+    for (; v + (kInFlight - 1) * stride < l.vectors; v += kInFlight * stride) {
+      uint4 raw[kInFlight];
+#pragma unroll
+      for (int k = 0; k < kInFlight; ++k) raw[k] = __ldg(vectors + v + k * stride);
+      In items[kInFlight * kPerVector];
+      memcpy(items, raw, sizeof(raw));
+      thread.add_batch(items);
+      thread.template counted<kMostPerStep>(kInFlight * kPerVector, block);
+    }
+    for (; v < l.vectors; v += stride) {  // the ragged last batch, a vector at a time
+      const uint4 raw = __ldg(vectors + v);
+      In items[kPerVector];
+      memcpy(items, &raw, sizeof(raw));
+      thread.add_batch(items);
+      thread.template counted<kMostPerStep>(kPerVector, block);
+    }
+    if (rank == 0) {  // the scalar head and tail (each shorter than a vector) go to block 0
+      if (tid < l.head) thread.add(in[tid]);
+      if (tid < n - l.tail_begin) thread.add(in[l.tail_begin + tid]);
+    }
+  } else {
+    for (std::int64_t i = rank * threads + tid; i < n; i += threads * blocks) {
+      thread.add(in[i]);
+      thread.template counted<kMostPerStep>(1, block);
+    }
+  }
+}
+
+// Dynamic shared memory: the block's state, then the threads' bins (float family) or one column
+// of integers (double family), then the rung's own buffer for 64-bit values.
+template <class Family>
+constexpr std::size_t kBlockExactBytes = (sizeof(BlockExact<Family>) + 15) / 16 * 16;
+template <class Family>
+__host__ __device__ constexpr std::size_t region_bytes(int block_threads) {
+  return std::size_t(block_threads) * 8 *
+         (std::is_same_v<Family, FloatFamily> ? std::size_t(kFloatBins) : 1);
+}
+__host__ __device__ constexpr std::size_t warp_slot_bytes(int block_threads) {
+  return std::size_t(block_threads / 32) * kWarpSlots * 8;
+}
+template <class Rung, class Family>
+std::size_t exact_shared_bytes(int block_threads) {
+  return kBlockExactBytes<Family> + region_bytes<Family>(block_threads) +
+         warp_slot_bytes(block_threads) + Rung::shared_bytes(block_threads, 8);
+}
+
+// The body of every first-pass kernel. kAtomicOnly: automatic's kernel, built with the atomic
+// epilogue alone (less code on the path, and in the instruction cache).
+template <class Rung, int BLOCK, class In, class Out, bool kAtomicOnly>
+__device__ __forceinline__ void exact_sum_block(const ExactArgs<In, Out>& args) {
+  using Family = family_of<In>;
+  wait_for_previous_kernel_then_release_next();
+  extern __shared__ __align__(16) unsigned char exact_shared[];
+  auto& shared = *reinterpret_cast<BlockExact<Family>*>(exact_shared);
+  unsigned char* region = exact_shared + kBlockExactBytes<Family>;
+  auto* slots = reinterpret_cast<long long*>(region + region_bytes<Family>(int(blockDim.x)));
+  auto* tree = slots + warp_slot_bytes(int(blockDim.x)) / 8;
+  long long* scratch = Rung::kUsesGlobalScratch
+                           ? args.template scratch<Family>(gridDim.x) +
+                                 std::int64_t(blockIdx.x) * blockDim.x
+                           : nullptr;
+  shared.clear(slots);
+  __syncthreads();
+  const std::int64_t rank = blockIdx.x, blocks = gridDim.x;
+  if constexpr (std::is_same_v<Family, FloatFamily>) {
+    auto* bins = reinterpret_cast<double*>(region);
+    FloatBinsThread thread(bins + threadIdx.x, int(blockDim.x));
+    sum_inputs<kVectorLoads<Rung>>(args.d_in, args.num_items, rank, blocks, thread, shared.state);
+    if constexpr (kVectorLoads<Rung>) {
+      const unsigned nonzero = thread.template finish<false>();
+      block_or(thread.seen, shared.seen);
+      combine_bins_by_warps(shared, reinterpret_cast<long long*>(bins), nonzero, slots);
+      __syncthreads();
+    } else {
+      const unsigned nonzero = thread.template finish<true>();
+      block_or(thread.seen, shared.seen);
+      block_or(nonzero, shared.mask[0]);
+      __syncthreads();
+      combine_bins<Rung, BLOCK>(shared, reinterpret_cast<long long*>(bins), tree, scratch);
+    }
+  } else {
+    DoubleExpansionThread thread(shared.state);
+    sum_inputs<kVectorLoads<Rung>>(args.d_in, args.num_items, rank, blocks, thread, shared.state);
+    Pieces pieces[2];
+    thread.finish(pieces);
+    block_or(thread.seen, shared.seen);
+    if constexpr (kVectorLoads<Rung>) {
+      combine_limbs_by_warps(shared, pieces, slots);
+      __syncthreads();
+    } else {
+      mark_limbs(pieces, shared.mask);
+      __syncthreads();
+      combine_limbs<Rung, BLOCK>(shared, pieces, reinterpret_cast<long long*>(region), tree, scratch);
+    }
+  }
+  if (gridDim.x == 1) {  // one block: its state is the answer, whatever the pipeline
+    if (threadIdx.x == 0) count_what_was_seen(shared, args.num_items);
+    __syncthreads();
+    if (threadIdx.x < 32) write_rounded_by_warp(args.d_out, shared.state);
+    return;
+  }
+  seal_block_state(shared, rank == 0 ? args.num_items : 0);
+  if constexpr (kAtomicOnly) {
+    atomic_epilogue(args, shared);
+  } else {
+    switch (static_cast<Pipeline>(args.pipeline)) {
+      case Pipeline::atomic: atomic_epilogue(args, shared); break;
+      case Pipeline::last_block: last_block_epilogue(args, shared); break;
+      case Pipeline::grid_sync: grid_sync_epilogue(args, shared); break;
+      case Pipeline::cluster: cluster_epilogue(args, shared); break;
+      default: write_partial(args.partial_states(), shared.state); break;  // two_kernel
+    }
+  }
+}
+
+template <class Rung, int BLOCK, class In, class Out>
+__global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>) exact_sum_kernel(ExactArgs<In, Out> args) {
+  exact_sum_block<Rung, BLOCK, In, Out, false>(args);
+}
+
+// automatic's kernel: the vectorized rung at its block size, the atomic epilogue only. At least
+// four blocks an SM (64 registers): left free, the double kernel took 120 registers, two blocks.
+inline constexpr int kAutomaticBlockThreads = 256;
+template <class In, class Out>
+__global__ void __launch_bounds__(kAutomaticBlockThreads, 4)
+    exact_automatic_kernel(ExactArgs<In, Out> args) {
+  exact_sum_block<VectorizedRung, kAutomaticBlockThreads, In, Out, true>(args);
+}
+
+// two_kernel's second pass: one block folds the first pass's states and rounds.
+template <class In, class Out>
+__global__ void __launch_bounds__(256) exact_fold_kernel(ExactArgs<In, Out> args, int count) {
+  using Family = family_of<In>;
+  wait_for_previous_kernel_then_release_next();  // the first pass's states, complete and visible
+  __shared__ ExactState<Family> total;
+  for (int w = int(threadIdx.x); w < ExactState<Family>::kWords; w += int(blockDim.x))
+    words_of(total)[w] = 0;
+  __syncthreads();
+  fold_states(args.partial_states(), count, total);
+  if (threadIdx.x < 32) write_rounded_by_warp(args.d_out, total);
+}
+
+}  // namespace gpureduce::detail::exact

@@ -1,0 +1,197 @@
+// One thread's exact sum of its inputs (correctly rounded sums): float-family bins in shared memory
+// with the current bin in a register, or a double expansion in registers. What neither can hold
+// goes straight into the block's state (block_state.cuh).
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "block_state.cuh"
+#include "double_expansion.hpp"
+#include "float_bins.hpp"
+
+namespace gpureduce::detail::exact {
+
+template <class In>
+struct FamilyOf {
+  using type = FloatFamily;
+};
+template <>
+struct FamilyOf<double> {
+  using type = DoubleFamily;
+};
+template <class In>
+using family_of = typename FamilyOf<In>::type;
+
+template <class In>
+__device__ __forceinline__ float widen(const In& x) {
+  if constexpr (std::is_same_v<In, __half>) return __half2float(x);
+  else if constexpr (std::is_same_v<In, __nv_bfloat16>) return __bfloat162float(x);
+  else return x;
+}
+
+// Float-family inputs into 16 bins (float_bins.hpp). The bins live in shared memory, one column of
+// the block's bins[16][threads] per thread; the bin of the last input stays in a register (`hot`)
+// until an input of another bin arrives, so inputs of one bin (the common case: data of one
+// magnitude) cost a conversion, a compare and a double add each, with no shared-memory traffic.
+// Exact: a run in `hot` is part of its bin's at most kFloatBinCapacity inputs. A bin is written
+// first when its first run spills (`touched`); the others count as -0 and are never read.
+struct FloatBinsThread {
+  double* bins;  // bins[b * stride] is this thread's bin b
+  int stride;
+  double hot = -0.0;
+  int hot_bin = -1;
+  unsigned touched = 0;  // bins written since the last flush
+  int count = 0;         // inputs since the last flush
+  unsigned seen = 0;
+
+  __device__ FloatBinsThread(double* column, int threads) : bins(column), stride(threads) {}
+  template <class In, int N>
+  __device__ __forceinline__ void add_batch(const In (&items)[N]) {
+#pragma unroll
+    for (int j = 0; j < N; ++j) add(widen(items[j]));
+  }
+  template <class In>
+  __device__ __forceinline__ void add(const In& x) {
+    add(widen(x));
+  }
+  __device__ __forceinline__ void add(float v) {
+    const int b = float_bin(v);
+    if (b != hot_bin) {
+      spill_hot();
+      hot_bin = b;
+    }
+    hot += double(v);
+  }
+  __device__ __forceinline__ void spill_hot() {
+    if (hot_bin < 0) return;
+    double& bin = bins[hot_bin * stride];
+    if (touched & (1u << hot_bin)) {
+      bin += hot;
+    } else {
+      bin = hot;
+      touched |= 1u << hot_bin;
+    }
+    hot = -0.0;
+  }
+  // After `added` more inputs: empties the bins into the block's state when the next batch could
+  // pass the capacity.
+  template <int kBatch>
+  __device__ __forceinline__ void counted(int added, ExactState<FloatFamily>& block) {
+    count += added;
+    if (count > kFloatBinCapacity - kBatch) {
+      spill_hot();
+      hot_bin = -1;
+      for (unsigned left = touched; left != 0; left &= left - 1) {
+        const int b = __ffs(int(left)) - 1;
+        atomic_add_scaled(block, float_bin_integer(bins[b * stride], b, seen), float_bin_position(b));
+      }
+      touched = 0;
+      count = 0;
+    }
+  }
+  // The end: each touched bin becomes its integer (in place, as long long; with kEveryBin the
+  // others become 0, for combines that read every thread's column); returns the nonzero ones.
+  template <bool kEveryBin>
+  __device__ __forceinline__ unsigned finish() {
+    spill_hot();
+    auto* integers = reinterpret_cast<long long*>(bins);
+    unsigned nonzero = 0;
+    if constexpr (kEveryBin) {
+      double sums[kFloatBins];
+#pragma unroll
+      for (int b = 0; b < kFloatBins; ++b) sums[b] = (touched >> b) & 1u ? bins[b * stride] : -0.0;
+#pragma unroll
+      for (int b = 0; b < kFloatBins; ++b) {
+        const std::int64_t n = float_bin_integer(sums[b], b, seen);
+        integers[b * stride] = n;
+        nonzero |= unsigned(n != 0) << b;
+      }
+    } else {
+      for (unsigned left = touched; left != 0; left &= left - 1) {
+        const int b = __ffs(int(left)) - 1;
+        const std::int64_t n = float_bin_integer(bins[b * stride], b, seen);
+        integers[b * stride] = n;
+        nonzero |= unsigned(n != 0) << b;
+      }
+    }
+    return nonzero;
+  }
+};
+
+// Double inputs into a two-word expansion (double_expansion.hpp); remainders, huge values, and
+// the expansion every kDoubleExpansionCapacity inputs go into the block's state.
+struct DoubleExpansionThread {
+  DoubleExpansion expansion;
+  ExactState<DoubleFamily>* block;
+  int count = 0;
+  unsigned seen = 0;
+
+  __device__ explicit DoubleExpansionThread(ExactState<DoubleFamily>& state) : block(&state) {}
+  __device__ __forceinline__ void add(double v) {
+    if (!(fabs(v) < kDoubleExpansionLimit)) return add_slowly(v);
+    const double remainder = expansion.add(v);
+    if (remainder != 0) atomic_add_value(*block, remainder);
+  }
+  // A batch: one test for inputs out of the expansion's range, one for remainders.
+  template <int N>
+  __device__ __forceinline__ void add_batch(const double (&items)[N]) {
+    bool in_range = true;
+#pragma unroll
+    for (int j = 0; j < N; ++j) in_range = in_range && fabs(items[j]) < kDoubleExpansionLimit;
+    if (!in_range) {
+#pragma unroll
+      for (int j = 0; j < N; ++j) add(items[j]);
+      return;
+    }
+    double remainder[N];
+    bool any = false;
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      remainder[j] = expansion.add(items[j]);
+      any = any || remainder[j] != 0;
+    }
+    if (any)
+#pragma unroll
+      for (int j = 0; j < N; ++j) atomic_add_value(*block, remainder[j]);
+  }
+  __device__ void add_slowly(double v) {
+    if (isnan(v)) {
+      seen |= 1u << kNaNs;
+    } else if (isinf(v)) {
+      seen |= 1u << (v < 0 ? kNegativeInfinities : kPositiveInfinities);
+    } else {
+      seen |= 1u << kNotNegativeZero;
+      atomic_add_value(*block, v);
+    }
+  }
+  __device__ __forceinline__ void note_sign_of_zero() {
+    if (__double_as_longlong(expansion.hi) != static_cast<long long>(0x8000000000000000ull))
+      seen |= 1u << kNotNegativeZero;
+  }
+  template <int kBatch>
+  __device__ __forceinline__ void counted(int added, ExactState<DoubleFamily>&) {
+    count += added;
+    if (count > kDoubleExpansionCapacity - kBatch) {
+      note_sign_of_zero();
+      atomic_add_value(*block, expansion.hi);
+      atomic_add_value(*block, expansion.lo);
+      expansion = DoubleExpansion{};
+      count = 0;
+    }
+  }
+  // The end: the expansion's two words as pieces on the limb grid, for the block's combine.
+  __device__ __forceinline__ void finish(Pieces (&pieces)[2]) {
+    note_sign_of_zero();
+    const double words[2] = {expansion.hi, expansion.lo};
+#pragma unroll
+    for (int w = 0; w < 2; ++w) {
+      std::int64_t n = 0;
+      int p = 0;
+      if (words[w] != 0) integer_and_position(words[w], n, p);
+      pieces[w] = pieces_of(n, p);
+    }
+  }
+};
+
+}  // namespace gpureduce::detail::exact

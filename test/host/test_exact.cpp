@@ -1,0 +1,242 @@
+// The arithmetic of correctly rounded sums (detail/exact/), checked on the host against MPFR:
+// the final rounding on random exact states, and the per-thread accumulation (float bins, double
+// expansions) run as the device runs it, with its flushes, on every input shape of the issue.
+// The GPU tests check that the kernels run this arithmetic; these check the arithmetic itself.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/exact_inputs.hpp"
+#include "common/mpfr_oracle.hpp"
+#include "gpureduce/detail/exact/double_expansion.hpp"
+#include "gpureduce/detail/exact/float_bins.hpp"
+#include "gpureduce/detail/exact/round.hpp"
+
+namespace gpureduce::testing {
+namespace {
+
+using namespace detail::exact;
+
+template <class T>
+std::string hex(const T& v) {
+  unsigned char b[sizeof(T)];
+  std::memcpy(b, &v, sizeof(T));
+  std::string s = "0x";
+  char buf[3];
+  for (int i = int(sizeof(T)) - 1; i >= 0; --i) {
+    std::snprintf(buf, sizeof buf, "%02x", b[i]);
+    s += buf;
+  }
+  return s;
+}
+template <class T>
+bool same_bits(const T& a, const T& b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+// Bitwise equal to the oracle; a NaN must be the canonical quiet NaN (MPFR's carries no sign).
+template <class T>
+bool same_result(const T& got, const T& oracle) {
+  if (std::isnan(oracle)) return same_bits(got, std::numeric_limits<T>::quiet_NaN());
+  return same_bits(got, oracle);
+}
+
+// ---- The device's accumulation, one "thread" at a time ------------------------------------------
+
+// Threads take inputs t, t + threads, ...: the float family's bins, flushed every `capacity`
+// inputs (the device's capacity is kFloatBinCapacity; a smaller one exercises the flush).
+template <class In>
+ExactState<FloatFamily> model_float_family(const std::vector<In>& x, int threads, int capacity) {
+  ExactState<FloatFamily> total{};
+  for (int t = 0; t < threads; ++t) {
+    double bins[kFloatBins];
+    for (double& b : bins) b = -0.0;
+    unsigned seen = 0;
+    int count = 0;
+    auto flush = [&] {
+      for (int b = 0; b < kFloatBins; ++b) {
+        add_scaled(total.limb, float_bin_integer(bins[b], b, seen), float_bin_position(b));
+        bins[b] = -0.0;
+      }
+      count = 0;
+    };
+    for (std::size_t i = std::size_t(t); i < x.size(); i += std::size_t(threads)) {
+      const float v = float(x[i]);
+      bins[float_bin(v)] += double(v);
+      if (++count == capacity) flush();
+    }
+    flush();
+    for (int k = kNaNs; k < kCounts; ++k) total.count[k] += (seen >> k) & 1u;
+  }
+  total.count[kItems] = std::int64_t(x.size());
+  return total;
+}
+
+void add_double_exactly(ExactState<DoubleFamily>& state, double v, unsigned& seen) {
+  std::int64_t n;
+  int p;
+  if (std::isnan(v)) {
+    seen |= 1u << kNaNs;
+  } else if (std::isinf(v)) {
+    seen |= 1u << (v < 0 ? kNegativeInfinities : kPositiveInfinities);
+  } else if (v != 0) {
+    integer_and_position(v, n, p);
+    add_scaled(state.limb, n, p);
+  }
+}
+
+ExactState<DoubleFamily> model_double(const std::vector<double>& x, int threads, int capacity) {
+  ExactState<DoubleFamily> total{};
+  for (int t = 0; t < threads; ++t) {
+    DoubleExpansion expansion;
+    unsigned seen = 0;
+    int count = 0;
+    auto flush = [&] {
+      std::uint64_t hi_bits;
+      std::memcpy(&hi_bits, &expansion.hi, 8);
+      if (hi_bits != 0x8000000000000000ull) seen |= 1u << kNotNegativeZero;
+      add_double_exactly(total, expansion.hi, seen);
+      add_double_exactly(total, expansion.lo, seen);
+      expansion = DoubleExpansion{};
+      count = 0;
+    };
+    for (std::size_t i = std::size_t(t); i < x.size(); i += std::size_t(threads)) {
+      const double v = x[i];
+      if (!(std::fabs(v) < kDoubleExpansionLimit)) {  // the slow path: huge, infinite or NaN
+        seen |= 1u << kNotNegativeZero;
+        add_double_exactly(total, v, seen);
+        continue;
+      }
+      const double remainder = expansion.add(v);
+      if (remainder != 0) add_double_exactly(total, remainder, seen);
+      if (++count == capacity) flush();
+    }
+    flush();
+    for (int k = kNaNs; k < kCounts; ++k) total.count[k] += (seen >> k) & 1u;
+  }
+  total.count[kItems] = std::int64_t(x.size());
+  return total;
+}
+
+template <class In, class Out>
+Out model_sum(const std::vector<In>& x, int threads, int capacity) {
+  if constexpr (std::is_same_v<In, double>)
+    return round_to_nearest_even<Out>(model_double(x, threads, capacity));
+  else
+    return round_to_nearest_even<Out>(model_float_family(x, threads, capacity));
+}
+
+template <class In, class Out>
+void check_every_shape(std::uint64_t seed) {
+  ExactInputs<In> inputs(seed);
+  for (ExactShape shape : kAllExactShapes)
+    for (std::int64_t n : {1, 2, 3, 31, 33, 257, 1000, 4097})
+      for (int threads : {1, 5, 64})
+        for (int capacity : {3, 1 << 14}) {
+          const std::vector<In> x = inputs.make(shape, n);
+          const Out want = correctly_rounded_sum<Out>(x.data(), n);
+          const Out got = model_sum<In, Out>(x, threads, capacity);
+          ASSERT_TRUE(same_result(got, want))
+              << to_string(shape) << " n=" << n << " threads=" << threads << " capacity=" << capacity
+              << " seed=" << seed << ": " << hex(got) << " (" << double(got) << ") vs MPFR " << hex(want)
+              << " (" << double(want) << ")";
+        }
+}
+
+std::uint64_t seed() {
+  static std::uint64_t s = std::random_device{}();
+  return ++s;
+}
+
+TEST(ExactModel, FloatToFloatMatchesMpfr) { check_every_shape<float, float>(seed()); }
+TEST(ExactModel, FloatToDoubleMatchesMpfr) { check_every_shape<float, double>(seed()); }
+TEST(ExactModel, HalfToFloatMatchesMpfr) { check_every_shape<__half, float>(seed()); }
+TEST(ExactModel, BFloat16ToFloatMatchesMpfr) { check_every_shape<__nv_bfloat16, float>(seed()); }
+TEST(ExactModel, DoubleToDoubleMatchesMpfr) { check_every_shape<double, double>(seed()); }
+
+TEST(ExactModel, EmptyIsPositiveZero) {
+  const std::vector<float> none;
+  EXPECT_TRUE(same_bits(model_sum<float, float>(none, 1, 3), 0.0f));
+  EXPECT_TRUE(same_bits(model_sum<double, double>(std::vector<double>{}, 1, 3), 0.0));
+}
+
+// ---- The final rounding on its own --------------------------------------------------------------
+
+// Limbs of random size and sign around a random position (carries unnormalised), including states
+// one unit either side of a tie and on the subnormal and overflow edges; the oracle builds the
+// same value in MPFR from the limbs and rounds it.
+template <class Family, class Out>
+void check_random_states(std::uint64_t s) {
+  std::mt19937_64 rng(s);
+  constexpr int L = Family::kLimbs;
+  mpfr_t exact, term;
+  mpfr_init2(exact, 32 * (L + 4));
+  mpfr_init2(term, 64);
+  for (int trial = 0; trial < 20000; ++trial) {
+    ExactState<Family> state{};
+    state.count[kItems] = 1;
+    state.count[kNotNegativeZero] = 1;
+    const int top = int(rng() % L);
+    const int width = 1 + int(rng() % 4);
+    for (int i = std::max(0, top - width); i <= top; ++i) {
+      const int kind = int(rng() % 4);
+      std::int64_t v = kind == 0 ? std::int64_t(rng() >> 33) : kind == 1 ? -std::int64_t(rng() >> 33)
+                       : kind == 2 ? std::int64_t(rng() >> 1) >> int(rng() % 40) : 0;
+      if (i == L - 1) v >>= 20;  // keep the top limb clear of overflow through carries
+      state.limb[i] = v;
+    }
+    if (trial % 3 == 0) state.limb[0] += int(rng() % 3) - 1;  // one unit off
+    mpfr_set_zero(exact, 1);
+    for (int i = 0; i < L; ++i) {
+      mpfr_set_si_2exp(term, long(state.limb[i]), 32 * i + Family::kLsbExponent, MPFR_RNDN);
+      mpfr_add(exact, exact, term, MPFR_RNDN);
+    }
+    const Out want = round_once<Out>(exact);
+    const Out got = round_to_nearest_even<Out>(state);
+    ASSERT_TRUE(same_bits(got, want)) << "trial " << trial << " seed " << s << ": " << hex(got)
+                                      << " vs MPFR " << hex(want);
+  }
+  mpfr_clear(term);
+  mpfr_clear(exact);
+}
+
+TEST(ExactRounding, RandomFloatStates) { check_random_states<FloatFamily, float>(seed()); }
+TEST(ExactRounding, RandomFloatStatesToDouble) { check_random_states<FloatFamily, double>(seed()); }
+TEST(ExactRounding, RandomDoubleStates) { check_random_states<DoubleFamily, double>(seed()); }
+
+// Every float is its own correctly rounded sum, subnormals and the largest included; and a value
+// exactly between two floats rounds to the even one.
+TEST(ExactRounding, FloatsRoundTripAndTiesGoToEven) {
+  std::mt19937 rng{static_cast<std::uint32_t>(seed())};
+  for (int trial = 0; trial < 100000; ++trial) {
+    std::uint32_t bits = rng() & 0x7fffffffu;
+    if ((bits >> 23) == 0xff) continue;
+    bits |= (rng() & 1u) << 31;
+    float x;
+    std::memcpy(&x, &bits, 4);
+    ExactState<FloatFamily> state{};
+    state.count[kItems] = 1;
+    state.count[kNotNegativeZero] = bits != 0x80000000u;
+    std::int64_t n;
+    int p;
+    integer_and_position(x, n, p);
+    add_scaled(state.limb, n, p);
+    ASSERT_TRUE(same_bits(round_to_nearest_even<float>(state), x)) << hex(x);
+    // x + half its last place: the tie rounds to whichever of x and its successor is even (not
+    // for zero, the largest float, or where half the last place is below the unit, 2^-149).
+    if (n == 0 || p == 0 || (bits & 0x7fffffffu) == 0x7f7fffffu) continue;
+    add_scaled(state.limb, n > 0 ? 1 : -1, p - 1);
+    const std::uint32_t next = bits + 1;
+    float even;
+    const std::uint32_t even_bits = (bits & 1u) ? next : bits;
+    std::memcpy(&even, &even_bits, 4);
+    ASSERT_TRUE(same_bits(round_to_nearest_even<float>(state), even)) << "tie above " << hex(x);
+  }
+}
+
+}  // namespace
+}  // namespace gpureduce::testing
