@@ -10,30 +10,52 @@ writes, in --out:
                           mode is stream (one call between events) or graph (graph/... names: per
                           reduction, 100 reductions per CUDA graph replay); the paired family is not
                           in it (its benchmarks time two contenders each)
-    <device>-<date>.md    automatic vs CUB per n (stream, with automatic's launch plan; then graph),
-                          with the floor (the `floor` contender's empty launch + the input bytes at
-                          the theoretical bandwidth) and floor / CUB where the JSON has `floor`;
+    <device>-<date>.md    automatic vs CUB per n (stream, with automatic's launch plan; then graph):
+                          automatic, automatic+zeroed and, where the case has it,
+                          automatic+correctly_rounded (Options::accuracy; floating sums only, absent
+                          from older JSON: then no columns), each as µs and time / CUB, with the
+                          floor (the `floor` contender's empty launch + the input bytes at the
+                          theoretical bandwidth) and floor / CUB where the JSON has `floor`;
                           where the JSON has paired/... entries, the paired small-n comparison (A =
-                          automatic or automatic+zeroed and B = CUB alternated call by call: A's and
-                          B's medians and the median and p10-p90 of the per-iteration ratios A/B);
+                          automatic, automatic+zeroed or automatic+correctly_rounded and B = CUB
+                          alternated call by call: A's and B's medians and the median and p10-p90
+                          of the per-iteration ratios A/B);
                           the ladder outputs given with --ladder and gpureduce_overhead's output
                           given with --overhead, verbatim; per case: n, us, p10-p90,
                           GB/s, % of peak and time relative to CUB for every contender, L2-resident
                           sizes marked
-    <device>-<date>.png   GB/s against n (log x), one line per contender, one panel per case and mode
+    <device>-<date>-<type>.png      per sum type (f32, i32, f64, f16; <device>-<date>-<op>-<type>.png
+                          for other operations, e.g. -min-f32.png): left, time in µs against n (log
+                          x, log y); right, time / CUB's time at the same n (log y, capped at 2: lines
+                          above leave through the top and a note names their largest ratio), for
+                          automatic, automatic+zeroed, automatic+correctly_rounded,
+                          cub_block/last_block, CUB, Thrust and the floor (as in the .md: empty
+                          launch + input at the theoretical bandwidth), those the case has. Top row
+                          the stream family, with the paired family's median ratios as hollow
+                          markers; bottom row the graph family where it has the case. Sizes whose
+                          input fits in L2 are shaded.
+    <device>-<date>-ladder.png      with --ladder: one panel per ladder output, a bar of GB/s per
+                          rung with GB/s and % of the theoretical peak written at its end, the peak
+                          as a dashed line, rungs whose check is not ok hatched in red.
+(The single <device>-<date>.png of earlier runs, GB/s of every contender, is no longer written: GB/s
+is in the .md and .csv.)
 
 Times are the median of the iterations (the median_us counter) where the JSON has it, else Google
 Benchmark's real_time (a mean); GB/s and % of peak follow the same time. JSON from before those
-counters (e.g. results/h200-2026-11-21.json) still reads: every time is then the mean, and without
-`floor` entries the floor columns are left out.
+counters still reads: every time is then the mean, and without `floor` entries the floor columns
+and lines are left out.
 
-The CSV and Markdown need only the standard library; the plot needs matplotlib, imported last so
+The CSV and Markdown need only the standard library; the plots need matplotlib, imported last so
 the other files are written even where it is missing (the script then exits 3 and says so).
+Test inputs: benchmark/testdata/ (sample_correctly_rounded_benchmark.json has the
+correctly_rounded contender and pair; sample_ladder_f32.txt a ladder with a correctly rounded rung, a
+failed check and a row not measured).
 """
 
 import argparse
 import csv
 import json
+import math
 import os
 import re
 import shutil
@@ -53,8 +75,14 @@ READ = "read"
 READ_TABLE_MIN_BYTES = 64 << 20
 # Name prefixes of the families other than stream (whose names have none).
 MODE_PREFIXES = ("graph", "paired")
+# gpureduce's contenders in the summary tables and plots: default Options, the zeroed-once fast
+# path, and Options::accuracy = correctly_rounded (floating sums only; absent from older JSON).
+AUTOMATIC = "automatic/automatic"
+ZEROED = "automatic/automatic+zeroed"
+CORRECTLY_ROUNDED = "automatic/automatic+correctly_rounded"
 # The paired family's benchmarks (the last part of their names), in table order, with A's name.
-PAIRED_A = OrderedDict([("automatic_vs_cub", "automatic"), ("zeroed_vs_cub", "automatic+zeroed")])
+PAIRED_A = OrderedDict([("automatic_vs_cub", "automatic"), ("zeroed_vs_cub", "automatic+zeroed"),
+                        ("correctly_rounded_vs_cub", "automatic+correctly_rounded")])
 # Suffixes Google Benchmark appends to a benchmark's name; none of them is part of the case.
 NAME_SUFFIXES = re.compile(r"(/manual_time|/real_time|/min_time:[^/]*|/repeats:[^/]*|/iterations:[^/]*|/threads:[^/]*)+$")
 
@@ -301,33 +329,46 @@ def floor_cells(floors, n, cub):
     return [fmt(f, ".2f"), fmt(f / cub if f is not None and cub else None, ".2f")]
 
 
-# What the automatic-vs-CUB table of each mode shows besides automatic and +zeroed: its title,
-# whether thrust has columns (it cannot be captured into a graph) and whether the launch plan
-# automatic used closes each row.
+# What the automatic-vs-CUB table of each mode shows besides automatic, +zeroed and (where the case
+# has it) +correctly_rounded: its title, whether thrust has columns (it cannot be captured into a
+# graph) and whether the launch plan automatic used closes each row.
 SUMMARY_MODES = {
     "stream": {"title": "### %s %s: automatic vs CUB", "thrust": True, "plan": True},
     "graph": {"title": "### graph %s %s: automatic vs CUB, per reduction", "thrust": False, "plan": False},
 }
 
 
+def summary_columns(mode, rows):
+    """[(contender, column label)] of a case's automatic-vs-CUB table, each shown as µs and / CUB:
+    +correctly_rounded only where the case has it (integer sums, other operations and JSON from
+    before it do not), thrust only in the stream family."""
+    present = {r["contender"] for r in rows}
+    columns = [(AUTOMATIC, "automatic"), (ZEROED, "+zeroed")]
+    if CORRECTLY_ROUNDED in present:
+        columns.append((CORRECTLY_ROUNDED, "+correctly_rounded"))
+    if SUMMARY_MODES[mode]["thrust"]:
+        columns.append(("thrust", "thrust"))
+    return columns
+
+
 def summary_lines(mode, case, rows, peak=None, with_floor=None):
     """Automatic vs CUB per n for one case of mode 'stream' (one call between events; with thrust
     and the launch plan automatic used: the numbers the results' closing note quotes) or 'graph'
-    (per reduction, replayed 100 to a graph); with the floor (one empty launch, or one empty kernel
-    per graph node, + the read) where the JSON has the floor contender."""
+    (per reduction, replayed 100 to a graph); +correctly_rounded beside automatic where the case
+    has it; with the floor (one empty launch, or one empty kernel per graph node, + the read) where
+    the JSON has the floor contender."""
     spec = SUMMARY_MODES[mode]
     op, typ = case
     cub = cub_times(rows)
     by = {(r["contender"], r["n"]): r for r in rows}
-    plans = {r["n"]: r["plan"] for r in rows if r["contender"] == "automatic/automatic" and r.get("plan")}
+    plans = {r["n"]: r["plan"] for r in rows if r["contender"] == AUTOMATIC and r.get("plan")}
     if with_floor is None:
         with_floor = has_floor(rows)
     floors = floor_times(rows, typ, peak) if with_floor else None
-    names = ("automatic/automatic", "automatic/automatic+zeroed") + (("thrust",) if spec["thrust"] else ())
-    header = "| n | CUB µs | automatic µs | automatic / CUB | +zeroed µs | +zeroed / CUB |"
-    rule = "|---:|---:|---:|---:|---:|---:|"
-    if spec["thrust"]:
-        header, rule = header + " thrust µs | thrust / CUB |", rule + "---:|---:|"
+    columns = summary_columns(mode, rows)
+    names = [name for name, _ in columns]
+    header = "| n | CUB µs |" + "".join(" %s µs | %s / CUB |" % (label, label) for _, label in columns)
+    rule = "|---:|---:|" + "---:|---:|" * len(columns)
     if floors is not None:
         header, rule = header + " floor µs | floor / CUB |", rule + "---:|---:|"
     if spec["plan"]:
@@ -496,51 +537,343 @@ def write_markdown(path, args, device, context, results, paired=()):
         f.write("\n".join(out).rstrip("\n") + "\n")
 
 
-def write_plot(path, device, date, results):
+# The lines of the per-type figures, in legend order: contender -> (legend label, matplotlib style).
+# FLOOR's line is floor_times' (the empty launch + the input read once at the theoretical bandwidth,
+# the tables' `floor µs`), not the empty launch alone.
+PLOT_LINES = OrderedDict([
+    (AUTOMATIC, ("automatic (default Options)", dict(color="tab:blue", linewidth=2.2, marker="o"))),
+    (ZEROED, ("automatic+zeroed", dict(color="tab:orange", linewidth=1.5, marker="s"))),
+    (CORRECTLY_ROUNDED, ("automatic+correctly_rounded",
+                         dict(color="tab:purple", linewidth=1.5, marker="D"))),
+    ("cub_block/last_block", ("cub_block/last_block",
+                              dict(color="tab:brown", linewidth=1.0, marker="^", linestyle="--"))),
+    ("cub", ("CUB (cub::DeviceReduce)", dict(color="black", linewidth=2.2, marker="o"))),
+    ("thrust", ("Thrust (thrust::reduce)",
+                dict(color="tab:green", linewidth=1.2, marker="v", linestyle="--"))),
+    (FLOOR, ("floor: empty launch + input read at theoretical DRAM bandwidth",
+             dict(color="0.35", linewidth=1.5, linestyle=":", marker="."))),
+])
+# The paired family's pairs, drawn as hollow markers in the stream ratio panel, in A's colour.
+PAIRED_LINE = {"automatic_vs_cub": AUTOMATIC, "zeroed_vs_cub": ZEROED,
+               "correctly_rounded_vs_cub": CORRECTLY_ROUNDED}
+# Panel titles per mode: (time panel, ratio panel).
+PLOT_PANELS = {
+    "stream": ("stream: one call between CUDA events, µs (log)",
+               "stream: time / CUB's time (below 1: faster than CUB)"),
+    "graph": ("graph: per reduction, 100 per CUDA graph replay, µs (log)",
+              "graph: time / CUB's time (below 1: faster than CUB)"),
+}
+RATIO_TICKS = (0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0)
+# The ratio panels' top: Thrust's 2-4x at small n would squeeze the 0.5-1.1 that matters; lines
+# above it leave through the top, and a note in the corner gives their largest ratio.
+RATIO_CAP = 2.0
+
+
+def plot_series(rows, typ, peak):
+    """{contender: [(n, µs)]} for the PLOT_LINES contenders the case has measured; a failed size is
+    NaN, so its line breaks there. FLOOR's times are floor_times'."""
+    series = OrderedDict()
+    for name in PLOT_LINES:
+        if name == FLOOR:
+            points = sorted(floor_times(rows, typ, peak).items())
+        else:
+            points = sorted((r["n"], r["time_us"] if measured([r]) else float("nan"))
+                            for r in rows if r["contender"] == name)
+        if any(not math.isnan(t) for _, t in points):
+            series[name] = points
+    return series
+
+
+def format_n_axis(ax, ns):
+    """log2 x axis with ticks at the even powers of two from the smallest n to the largest."""
+    import matplotlib.ticker as ticker
+    ax.set_xscale("log", base=2)
+    lo, hi = min(ns).bit_length() - 1, max(ns).bit_length()
+    ticks = [2 ** k for k in range(lo + lo % 2, hi + 1, 2)]
+    ax.xaxis.set_major_locator(ticker.FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(ticker.FixedFormatter(["$2^{%d}$" % (t.bit_length() - 1)
+                                                        for t in ticks]))
+    ax.xaxis.set_minor_locator(ticker.NullLocator())
+    ax.set_xlabel("n (elements)")
+    ax.grid(True, which="major", alpha=0.3)
+
+
+def shade_l2(ax, rows):
+    """Grey band over the sizes whose input fits in L2 (not flushed: read from cache), up to halfway
+    (geometrically) to the first size that does not."""
+    ns = sorted({r["n"] for r in measured(rows)})
+    resident = [n for n in ns if any(r.get("l2_resident") for r in rows if r["n"] == n)]
+    if not resident:
+        return
+    above = [n for n in ns if n > max(resident)]
+    right = (max(resident) * above[0]) ** 0.5 if above else max(resident)
+    ax.axvspan(min(ns) / 1.2, right, color="0.93", zorder=0,
+               label="input fits in L2 (read from cache)")
+
+
+def draw_time_panel(ax, series, rows, title):
+    import matplotlib.ticker as ticker
+    shade_l2(ax, rows)
+    for name, points in series.items():
+        label, style = PLOT_LINES[name]
+        ax.plot([n for n, _ in points], [t for _, t in points], markersize=3.5, label=label, **style)
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: "%g" % v))
+    ax.set_ylabel("µs")
+    ax.set_title(title, fontsize=10)
+    format_n_axis(ax, [n for points in series.values() for n, _ in points])
+
+
+def ratio_points(points, cub):
+    """[(n, time / CUB's time)] where CUB has a time at n (NaN where the contender failed)."""
+    return [(n, t / cub[n]) for n, t in points if cub.get(n)]
+
+
+def largest(ratios):
+    return max([v for _, v in ratios if not math.isnan(v)] or [0.0])
+
+
+def note_off_scale(ax, series, cub, top):
+    """Names the lines that leave the ratio panel through its top, with their largest ratio."""
+    over = ["%s (up to %.2f)" % (PLOT_LINES[name][0].split(" (")[0], largest(ratios))
+            for name, ratios in ((name, ratio_points(points, cub)) for name, points in series.items())
+            if largest(ratios) > top]
+    if over:
+        ax.text(0.02, 0.97, "above %g: %s" % (top, ", ".join(over)), transform=ax.transAxes,
+                ha="left", va="top", fontsize=8,
+                bbox=dict(facecolor="white", edgecolor="0.7", alpha=0.9))
+
+
+def draw_paired_markers(ax, paired_rows):
+    """The paired family's medians of A / CUB as hollow circles in A's colour; returns them."""
+    values = []
+    for r in paired_rows:
+        if r["error"] or r["ratio_median"] is None:
+            continue
+        color = PLOT_LINES[PAIRED_LINE.get(r["contender"], AUTOMATIC)][1]["color"]
+        ax.plot([r["n"]], [r["ratio_median"]], linestyle="none", marker="o", markersize=8,
+                markerfacecolor="none", markeredgecolor=color, markeredgewidth=1.5)
+        values.append(r["ratio_median"])
+    return values
+
+
+def draw_ratio_panel(ax, series, rows, title, paired_rows=()):
+    """Each line's time over CUB's at the same n (CUB: the line at 1); the paired family's medians
+    of the per-iteration ratios as hollow markers in A's colour."""
+    import matplotlib.ticker as ticker
+    shade_l2(ax, rows)
+    cub = dict(series.get("cub", []))
+    values = []
+    for name, points in series.items():
+        label, style = PLOT_LINES[name]
+        if name == "cub":
+            ax.axhline(1.0, label=label, **{k: v for k, v in style.items() if k != "marker"})
+            continue
+        ratios = ratio_points(points, cub)
+        values += [v for _, v in ratios if not math.isnan(v)]
+        ax.plot([n for n, _ in ratios], [v for _, v in ratios], markersize=3.5, label=label, **style)
+    values += draw_paired_markers(ax, paired_rows)
+    ax.set_yscale("log")
+    lo, hi = min(values + [1.0]) / 1.08, min(max(values + [1.0]) * 1.08, RATIO_CAP)
+    ax.set_ylim(lo, hi)
+    note_off_scale(ax, series, cub, hi)
+    ax.yaxis.set_major_locator(ticker.FixedLocator([t for t in RATIO_TICKS if lo <= t <= hi]))
+    ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: "%g" % v))
+    ax.yaxis.set_minor_locator(ticker.NullLocator())
+    ax.set_ylabel("time / CUB's time (log)")
+    ax.set_title(title, fontsize=10)
+    format_n_axis(ax, [n for points in series.values() for n, _ in points])
+
+
+def figure_legend(fig, axes, with_paired):
+    """One legend for the whole figure, below the panels: each label once, in PLOT_LINES order."""
+    from matplotlib.lines import Line2D
+    found = OrderedDict()
+    for ax in axes:
+        for h, label in zip(*ax.get_legend_handles_labels()):
+            found.setdefault(label, h)
+    order = [label for label, _ in PLOT_LINES.values()]
+    rank = lambda label: order.index(label) if label in order else len(order)  # the L2 band last
+    handles = OrderedDict(sorted(found.items(), key=lambda item: rank(item[0])))
+    if with_paired:
+        handles["paired family: median of the per-call ratios A / CUB (A and CUB alternated)"] = Line2D(
+            [], [], linestyle="none", marker="o", markersize=8, markerfacecolor="none",
+            markeredgecolor="0.3", markeredgewidth=1.5)
+    fig.legend(list(handles.values()), list(handles.keys()), loc="lower center", ncol=3,
+               fontsize=9, frameon=False)
+    return (len(handles) + 2) // 3  # legend rows
+
+
+def type_figure(plt, title, panels, peak):
+    """One figure: a row of (time, ratio to CUB) per mode in panels = [(mode, typ, rows, paired
+    rows)], with one legend below."""
+    fig, axes = plt.subplots(len(panels), 2, figsize=(15, 5 * len(panels) + 1.6), squeeze=False)
+    for (mode, typ, rows, paired_rows), (ax_time, ax_ratio) in zip(panels, axes):
+        series = plot_series(rows, typ, peak)
+        time_title, ratio_title = PLOT_PANELS[mode]
+        draw_time_panel(ax_time, series, rows, time_title)
+        draw_ratio_panel(ax_ratio, series, rows, ratio_title, paired_rows)
+    legend_rows = figure_legend(fig, axes.flat, any(p[3] for p in panels))
+    fig.suptitle(title, fontsize=13)
+    fig.tight_layout(rect=(0, (0.25 + 0.22 * legend_rows) / fig.get_figheight(), 1, 0.97))
+    return fig
+
+
+def plot_file_name(stem, op, typ):
+    """<stem>-<type>.png for sums, <stem>-<op>-<type>.png for the other operations."""
+    return "%s-%s.png" % (stem, typ if op == "sum" else "%s-%s" % (op, typ))
+
+
+def write_type_plots(plt, stem, device, date, results, paired, peak):
+    """One PNG per (op, type): a row for the stream family (with the paired family's ratios) and
+    one for the graph family, each where the JSON has the case; returns the paths written."""
+    families = [(mode, cases_in_order(results, mode)) for mode in ("stream", "graph")]
+    paired_cases = cases_in_order(paired, "paired")
+    written = []
+    for op, typ in OrderedDict.fromkeys(key for _, cases in families for key in cases):
+        panels = []
+        for mode, cases in families:
+            rows = cases.get((op, typ), [])
+            if plot_series(rows, typ, peak):
+                paired_rows = paired_cases.get((op, typ), []) if mode == "stream" else []
+                panels.append((mode, typ, rows, paired_rows))
+        if not panels:
+            continue
+        title = "%s %s: gpureduce vs CUB and Thrust, %s, %s" % (op, typ, device, date)
+        fig = type_figure(plt, title, panels, peak)
+        path = plot_file_name(stem, op, typ)
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
+# gpureduce_ladder's text output (ladder_report.cpp's print_table): the first line, the peak line
+# and one line per rung: index, name, time_us, GB/s, %peak, speedup, result, abs_err, rel_err, check.
+LADDER_TITLE = re.compile(r"gpureduce ladder: (.*)")
+LADDER_DEVICE = re.compile(r"device:\s+(.*)")
+LADDER_PEAK = re.compile(r"peak:\s+([0-9.]+)\s*GB/s")
+LADDER_ROW = re.compile(r"(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+\S+\s+\S+\s+\S+\s+\S+\s+(\S+)\s")
+
+
+def number_or_none(text):
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def parse_ladder(path):
+    """{'title', 'device', 'peak_gbps' (None if unknown), 'rows': [{'index', 'name', 'gbps', 'pct',
+    'check'}]} from a gpureduce_ladder output; gbps and pct are None where the rung was not
+    measured (or the peak is unknown)."""
+    ladder = {"title": os.path.basename(path), "device": "", "peak_gbps": None, "rows": []}
+    with open(path) as f:
+        for line in f:
+            for key, pattern in (("title", LADDER_TITLE), ("device", LADDER_DEVICE)):
+                m = pattern.match(line)
+                if m:
+                    ladder[key] = m.group(1).strip()
+            m = LADDER_PEAK.match(line)
+            if m:
+                ladder["peak_gbps"] = number_or_none(m.group(1))
+            m = LADDER_ROW.match(line)
+            if m:
+                ladder["rows"].append({"index": m.group(1), "name": m.group(2),
+                                       "gbps": number_or_none(m.group(4)),
+                                       "pct": number_or_none(m.group(5)), "check": m.group(6)})
+    return ladder
+
+
+def ladder_color(name):
+    """Bar colour by kind of rung: CUB and Thrust as in the per-type figures, automatic and
+    automatic+correctly_rounded too, the seeds' atomic and nested baselines grey, the rest pale."""
+    if name.startswith("cub::"):
+        return "black"
+    if name.startswith("thrust::"):
+        return PLOT_LINES["thrust"][1]["color"]
+    if name.startswith("automatic+correctly_rounded"):
+        return PLOT_LINES[CORRECTLY_ROUNDED][1]["color"]
+    if name.startswith("automatic"):
+        return PLOT_LINES[AUTOMATIC][1]["color"]
+    if name.startswith(("atomic", "nested")):
+        return "0.7"
+    return "#8fb3d9"
+
+
+def ladder_bar_text(row):
+    """'3324 GB/s, 69.0%' (the % where the peak is known), with the check where it is not ok."""
+    if row["gbps"] is None:
+        return "not measured"
+    text = "%.0f GB/s" % row["gbps"] + (", %.1f%%" % row["pct"] if row["pct"] is not None else "")
+    return text + ("  " + row["check"] if row["check"] != "ok" else "")
+
+
+def draw_ladder(ax, ladder, with_names=True):
+    """Horizontal bars of GB/s, first rung on top, % of peak written at each bar's end; the peak as
+    a dashed line; rungs that failed their check hatched and marked."""
+    rows = ladder["rows"]
+    ys = range(len(rows))
+    gbps = [r["gbps"] or 0.0 for r in rows]
+    bars = ax.barh(ys, gbps, color=[ladder_color(r["name"]) for r in rows], edgecolor="none",
+                   height=0.7)
+    for bar, r in zip(bars, rows):
+        if r["check"] not in ("ok", "-"):
+            bar.set_hatch("//")
+            bar.set_edgecolor("tab:red")
+    top = max(gbps + [ladder["peak_gbps"] or 0.0]) or 1.0
+    for y, r in zip(ys, rows):
+        ax.text((r["gbps"] or 0.0) + top * 0.01, y, ladder_bar_text(r), va="center", fontsize=8,
+                zorder=3, color="tab:red" if r["check"] not in ("ok", "-") else "black",
+                bbox=dict(facecolor="white", edgecolor="none", pad=0.5, alpha=0.8))
+    if ladder["peak_gbps"]:
+        ax.axvline(ladder["peak_gbps"], color="tab:red", linestyle="--", linewidth=1,
+                   label="theoretical peak, %.0f GB/s" % ladder["peak_gbps"])
+        ax.legend(loc="lower right", fontsize=8)
+    ax.set_yticks(list(ys))
+    ax.set_yticklabels(["%s %s" % (r["index"], r["name"]) for r in rows] if with_names else [])
+    ax.set_ylim(len(rows) - 0.4, -0.6)  # first rung on top
+    ax.set_xlim(0, top * 1.22)  # room for the text of a bar near the peak
+    ax.set_xlabel("GB/s (input bytes / median time); % of the theoretical peak at each bar")
+    ax.set_title(ladder["title"], fontsize=9)
+    ax.grid(True, axis="x", alpha=0.3)
+
+
+def write_ladder_plot(plt, path, ladder_paths):
+    """One PNG with a panel per ladder output, side by side; rung names only on the first panel
+    where every panel has the same rungs. Returns the path, or None if no ladder had rows."""
+    ladders = [ladder for ladder in map(parse_ladder, ladder_paths) if ladder["rows"]]
+    if not ladders:
+        return None
+    names = [[r["name"] for r in ladder["rows"]] for ladder in ladders]
+    same = all(n == names[0] for n in names)
+    height = 1.2 + 0.32 * max(len(n) for n in names)
+    fig, axes = plt.subplots(1, len(ladders), figsize=(3 + 6.5 * len(ladders), height), squeeze=False)
+    for i, (ax, ladder) in enumerate(zip(axes.flat, ladders)):
+        draw_ladder(ax, ladder, with_names=i == 0 or not same)
+    fig.suptitle("The ladder, GB/s per rung: %s" % ladders[0]["device"], fontsize=12)
+    fig.tight_layout(rect=(0, 0, 1, 0.96))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def write_plots(stem, device, date, results, paired, peak, ladder_paths):
+    """The PNGs (see the docstring); the paths written, or None where matplotlib is missing."""
     try:
         import matplotlib
     except ImportError:
-        print("matplotlib is required for the plot: pip install matplotlib", file=sys.stderr)
-        return False
+        print("matplotlib is required for the plots: pip install matplotlib (Debian: apt-get install "
+              "python3-matplotlib)", file=sys.stderr)
+        return None
     matplotlib.use("Agg")  # no display on GPU machines
     import matplotlib.pyplot as plt
 
-    # (mode, op, type); the floor reads nothing, so it has no GB/s to plot
-    cases = [(c, [r for r in measured(rows) if r["contender"] != FLOOR])
-             for c, rows in cases_in_order(results).items()]
-    cases = [(c, rows) for c, rows in cases if rows]
-    if not cases:
-        print("report.py: nothing measured, no plot", file=sys.stderr)
-        return True
-    cols = 2 if len(cases) > 1 else 1
-    nrows = (len(cases) + cols - 1) // cols
-    fig, axes = plt.subplots(nrows, cols, figsize=(9 * cols, 6 * nrows), squeeze=False)
-    styles = ["-", "--", "-.", ":"]
-    for ax, ((mode, op, typ), rows) in zip(axes.flat, cases):
-        contenders = list(OrderedDict.fromkeys(r["contender"] for r in rows))
-        cmap = matplotlib.colormaps["tab20"] if hasattr(matplotlib, "colormaps") else plt.get_cmap("tab20")
-        resident = [r["n"] for r in rows if r.get("l2_resident")]
-        if resident:
-            ax.axvspan(min(r["n"] for r in rows), max(resident), color="0.92", zorder=0,
-                       label="L2-resident (cache bandwidth)")
-        for i, name in enumerate(contenders):
-            pts = sorted((r["n"], r["gbps"]) for r in rows if r["contender"] == name)
-            highlight = name in ("cub", "thrust", "automatic/automatic", "automatic/automatic+zeroed")
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3,
-                    linestyle=styles[(i // 20) % len(styles)], color="black" if name == "cub" else cmap(i % 20),
-                    linewidth=2.5 if highlight else 1.0, label=name)
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("n (elements)")
-        ax.set_ylabel("GB/s (input bytes read)")
-        ax.set_title(case_title(mode, op, typ) + (" (per reduction, 100 per graph)" if mode == "graph" else ""))
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=6, ncol=2 if len(contenders) > 12 else 1, loc="upper left")
-    for ax in list(axes.flat)[len(cases):]:
-        ax.axis("off")
-    fig.suptitle("gpureduce vs CUB and Thrust: %s, %s" % (device, date))
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    return True
+    written = write_type_plots(plt, stem, device, date, results, paired, peak)
+    if ladder_paths:
+        ladder = write_ladder_plot(plt, stem + "-ladder.png", ladder_paths)
+        written += [ladder] if ladder else []
+    return written
 
 
 def main(argv=None):
@@ -550,7 +883,8 @@ def main(argv=None):
     p.add_argument("--date", required=True, help="date for the file names, e.g. 2026-11-22")
     p.add_argument("--out", default=".", help="output folder (created if missing)")
     p.add_argument("--command", help="the exact command that produced the JSON, quoted in the .md")
-    p.add_argument("--ladder", action="append", default=[], help="a gpureduce_ladder output to include (repeatable)")
+    p.add_argument("--ladder", action="append", default=[],
+                   help="a gpureduce_ladder output to include and plot (repeatable)")
     p.add_argument("--overhead", action="append", default=[],
                    help="a gpureduce_overhead output to include (repeatable)")
     args = p.parse_args(argv)
@@ -581,9 +915,10 @@ def main(argv=None):
     for case, rows in cases_in_order(paired, "paired").items():
         print("\n".join(paired_lines(case, rows)) + "\n")
     print("wrote %s.json, %s.csv, %s.md" % (stem, stem, stem))
-    if not write_plot(stem + ".png", device, args.date, results):
+    plots = write_plots(stem, device, args.date, results, paired, peak, args.ladder)
+    if plots is None:
         return 3
-    print("wrote %s.png" % stem)
+    print("wrote %s" % (", ".join(plots) if plots else "no plots (nothing measured)"))
     return 0
 
 
