@@ -1,13 +1,15 @@
 // gpureduce_bench: Google Benchmark head-to-head of gpureduce against cub::DeviceReduce and
 // thrust::reduce, in three families:
 //   stream: <op>/<type>/n:<n>/<contender>        one call between two CUDA events on the default
-//           stream; contender = <strategy>/<pipeline>, automatic/automatic+zeroed, cub, thrust,
-//           floor or (sums) read.
+//           stream; contender = <strategy>/<pipeline>, automatic/automatic+zeroed, (floating
+//           sums) automatic/automatic+correctly_rounded, cub, thrust, floor or (sums) read.
 //   graph:  graph/<op>/<type>/n:<n>/<contender>  sum f32/i32/f64; automatic/automatic,
-//           automatic/automatic+zeroed, cub and floor. 100 calls on the same input captured into
+//           automatic/automatic+zeroed, (f32, f64) automatic/automatic+correctly_rounded, cub and
+//           floor. 100 calls on the same input captured into
 //           one CUDA graph (graph_timing.hpp); one replay between events per iteration, reported
 //           per reduction (elapsed / 100): the time without host launch overhead.
-//   paired: paired/<op>/<type>/n:<n>/<A>_vs_cub   A = automatic or zeroed (automatic+zeroed), B =
+//   paired: paired/<op>/<type>/n:<n>/<A>_vs_cub   A = automatic, zeroed (automatic+zeroed) or
+//           (floating sums) correctly_rounded (automatic+correctly_rounded), B =
 //           cub; the stream family's cases at n = 2^10 ... 2^20 only. Each iteration times one call
 //           of A and one of B, each between CUDA events on the default stream, in ABBA order; the
 //           ratio to CUB comes from the per-iteration ratios a_i / b_i, which drift between
@@ -135,13 +137,21 @@ struct PairedContenders {
   Contender a;
   std::string a_text;  // A in the label
 };
-std::vector<PairedContenders> paired_contenders() {
+// Whether a case's sums can be correctly rounded (floating inputs; integer sums are exact anyway).
+bool correctly_roundable(const Case& c) { return c.op == OpKind::sum && c.type != ElemType::i32; }
+
+std::vector<PairedContenders> paired_contenders(const Case& c) {
   using gpureduce::Pipeline;
   using gpureduce::Strategy;
-  return {{"automatic_vs_cub", gpureduce_contender(Strategy::automatic, Pipeline::automatic),
-           "automatic (default Options)"},
-          {"zeroed_vs_cub", gpureduce_contender(Strategy::automatic, Pipeline::automatic, true),
-           "automatic+zeroed (temp storage zeroed once)"}};
+  std::vector<PairedContenders> list = {
+      {"automatic_vs_cub", gpureduce_contender(Strategy::automatic, Pipeline::automatic),
+       "automatic (default Options)"},
+      {"zeroed_vs_cub", gpureduce_contender(Strategy::automatic, Pipeline::automatic, true),
+       "automatic+zeroed (temp storage zeroed once)"}};
+  if (correctly_roundable(c))
+    list.push_back({"correctly_rounded_vs_cub", correctly_rounded_contender(),
+                    "automatic+correctly_rounded (Options::accuracy)"});
+  return list;
 }
 
 // The number of reductions captured into one graph; each graph iteration reports elapsed / this.
@@ -169,6 +179,7 @@ std::vector<Contender> contenders_for(const Case& c, ContenderSet set) {
   list.push_back(gpureduce_contender(Strategy::automatic, Pipeline::automatic));
   // The documented fast path: storage zero-filled once, so no per-call memset of the counter.
   list.push_back(gpureduce_contender(Strategy::automatic, Pipeline::automatic, true));
+  if (correctly_roundable(c)) list.push_back(correctly_rounded_contender());
   list.push_back(cub_contender());
   list.push_back(thrust_contender());
   list.push_back(floor_contender());  // in every set: report.py's floor columns need it at every n
@@ -178,12 +189,15 @@ std::vector<Contender> contenders_for(const Case& c, ContenderSet set) {
 }
 
 // Thrust is not in the graph family: it synchronises inside every call, so it cannot be captured.
-std::vector<Contender> graph_contenders() {
+std::vector<Contender> graph_contenders(const Case& c) {
   using gpureduce::Pipeline;
   using gpureduce::Strategy;
-  return {gpureduce_contender(Strategy::automatic, Pipeline::automatic),
-          gpureduce_contender(Strategy::automatic, Pipeline::automatic, true), cub_contender(),
-          floor_contender()};
+  std::vector<Contender> list = {gpureduce_contender(Strategy::automatic, Pipeline::automatic),
+                                 gpureduce_contender(Strategy::automatic, Pipeline::automatic, true)};
+  if (correctly_roundable(c)) list.push_back(correctly_rounded_contender());
+  list.push_back(cub_contender());
+  list.push_back(floor_contender());
+  return list;
 }
 
 // One input per type, 2^28 elements, filled once; every n reads a prefix of it. Small random
@@ -507,7 +521,7 @@ std::vector<benchmark::internal::Benchmark*> register_family(const std::string& 
   for (std::size_t i = 0; i < count; ++i) {
     const Case& k = cases[i];
     const std::vector<Contender> list =
-        M == Mode::graph ? graph_contenders() : contenders_for(k, set);
+        M == Mode::graph ? graph_contenders(k) : contenders_for(k, set);
     for (const Contender& c : list) {
       for (std::int64_t n : sizes()) {
         registered.push_back(
@@ -538,7 +552,7 @@ void register_graph(double min_time) {
 // paired/<op>/<type>/n:<n>/<pair>; MinTime counts A's time (see run_paired).
 void register_paired(double min_time) {
   for (std::size_t i = 0; i < kPairedCaseCount; ++i) {
-    for (const PairedContenders& pc : paired_contenders()) {
+    for (const PairedContenders& pc : paired_contenders(kPairedCases[i])) {
       for (std::int64_t n : paired_sizes()) {
         register_case("paired/", kPairedCases[i], n, pc.name,
                       [pc, n](benchmark::State& st, auto tag, auto op) {

@@ -37,6 +37,15 @@ inline Contender gpureduce_contender(gpureduce::Strategy s, gpureduce::Pipeline 
   return c;
 }
 
+// automatic with Options::accuracy = correctly_rounded (floating sums; on the benchmark's
+// small-integer inputs every order is exact, so it is checked against CUB's bits like the rest).
+inline Contender correctly_rounded_contender() {
+  Contender c = gpureduce_contender(gpureduce::Strategy::automatic, gpureduce::Pipeline::automatic);
+  c.options.accuracy = gpureduce::Accuracy::correctly_rounded;
+  c.name = "automatic/automatic+correctly_rounded";
+  return c;
+}
+
 inline Contender cub_contender() {
   Contender c;
   c.kind = Contender::cub;

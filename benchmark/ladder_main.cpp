@@ -1,5 +1,5 @@
 // gpureduce_ladder: seed 001's table on today's GPU. Every rung in ladder order on one random input,
-// then cub::DeviceReduce, thrust::reduce and the seed baselines (002's atomics, 003's nested
+// automatic, (floating sums) automatic correctly rounded, then cub::DeviceReduce, thrust::reduce and the seed baselines (002's atomics, 003's nested
 // reduce), each with its median time, bandwidth, error against the exact answer and whether its
 // bits equal CUB's. Plain C++: gpureduce through its host-only header, CUB / Thrust / the seed
 // kernels through the small libraries next to this file.
@@ -77,6 +77,9 @@ class Ladder {
     std::vector<LadderRow> rows;
     for (gpureduce::Strategy s : gpureduce::kAllStrategies) rows.push_back(gpureduce_row(s));
     rows.push_back(gpureduce_row(gpureduce::Strategy::automatic));
+    if constexpr (Op == OpKind::sum && !std::is_integral_v<In>)
+      rows.push_back(gpureduce_row(gpureduce::Strategy::automatic,
+                                   gpureduce::Accuracy::correctly_rounded));
     rows.push_back(cub_row);
     rows.push_back(guarded("thrust::reduce", [&] { return thrust_row(); }));
     if constexpr (Op == OpKind::sum) {
@@ -169,16 +172,21 @@ class Ladder {
     return row;
   }
 
-  LadderRow gpureduce_row(gpureduce::Strategy strategy) {
+  LadderRow gpureduce_row(gpureduce::Strategy strategy,
+                          gpureduce::Accuracy accuracy = gpureduce::Accuracy::plan_order) {
     gpureduce::Options options;
     options.strategy = strategy;
     options.pipeline = o_.pipeline;
-    LadderRow row = guarded(gpureduce::to_string(strategy), [&] {
+    options.accuracy = accuracy;
+    const bool exact = accuracy == gpureduce::Accuracy::correctly_rounded;
+    const std::string name =
+        std::string(gpureduce::to_string(strategy)) + (exact ? "+correctly_rounded" : "");
+    LadderRow row = guarded(name.c_str(), [&] {
       std::size_t bytes = 0;
       BENCH_GPUREDUCE_CHECK((gpureduce_reduce<In, Op>(nullptr, bytes, d_in_.get(), d_out_.get(),
                                                       o_.n, nullptr, options)));
       DeviceBuffer<unsigned char> temp(bytes);  // allocated once, outside the timed region
-      LadderRow r = measure(gpureduce::to_string(strategy), [&] {
+      LadderRow r = measure(name, [&] {
         BENCH_GPUREDUCE_CHECK((gpureduce_reduce<In, Op>(temp.get(), bytes, d_in_.get(),
                                                         d_out_.get(), o_.n, nullptr, options)));
       });
@@ -190,8 +198,10 @@ class Ladder {
       return r;
     });
     row.pipeline = gpureduce::to_string(o_.pipeline);
-    row.seed = gpureduce::seed_step(strategy);
-    row.fixes = gpureduce::what_it_fixes(strategy);
+    row.seed = exact ? "beyond the seeds" : gpureduce::seed_step(strategy);
+    row.fixes = exact ? "Options::accuracy: the exact sum rounded once, the same bits for every "
+                        "plan (docs/correctly_rounded.md)"
+                      : gpureduce::what_it_fixes(strategy);
     return row;
   }
 

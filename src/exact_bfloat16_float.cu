@@ -2,5 +2,10 @@
 // build parallelises.
 #include "gpureduce/detail/exact/dispatch.cuh"
 
-template cudaError_t gpureduce::detail::exact::reduce_exact<__nv_bfloat16, float>(
-    const gpureduce::detail::exact::ExactCall&);
+namespace gpureduce::detail::exact {
+template cudaError_t reduce_exact<__nv_bfloat16, float>(const ExactCall&);
+template cudaError_t exact_state_sum<__nv_bfloat16, float>(void*, std::size_t*, const __nv_bfloat16*, long long*,
+                                             std::int64_t, cudaStream_t, const Options&);
+template int exact_state_words<__nv_bfloat16, float>();
+template cudaError_t round_exact_state<__nv_bfloat16, float>(const long long*, float*, cudaStream_t);
+}  // namespace gpureduce::detail::exact

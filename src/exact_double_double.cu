@@ -2,5 +2,10 @@
 // build parallelises.
 #include "gpureduce/detail/exact/dispatch.cuh"
 
-template cudaError_t gpureduce::detail::exact::reduce_exact<double, double>(
-    const gpureduce::detail::exact::ExactCall&);
+namespace gpureduce::detail::exact {
+template cudaError_t reduce_exact<double, double>(const ExactCall&);
+template cudaError_t exact_state_sum<double, double>(void*, std::size_t*, const double*, long long*,
+                                             std::int64_t, cudaStream_t, const Options&);
+template int exact_state_words<double, double>();
+template cudaError_t round_exact_state<double, double>(const long long*, double*, cudaStream_t);
+}  // namespace gpureduce::detail::exact

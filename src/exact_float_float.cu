@@ -2,5 +2,10 @@
 // build parallelises.
 #include "gpureduce/detail/exact/dispatch.cuh"
 
-template cudaError_t gpureduce::detail::exact::reduce_exact<float, float>(
-    const gpureduce::detail::exact::ExactCall&);
+namespace gpureduce::detail::exact {
+template cudaError_t reduce_exact<float, float>(const ExactCall&);
+template cudaError_t exact_state_sum<float, float>(void*, std::size_t*, const float*, long long*,
+                                             std::int64_t, cudaStream_t, const Options&);
+template int exact_state_words<float, float>();
+template cudaError_t round_exact_state<float, float>(const long long*, float*, cudaStream_t);
+}  // namespace gpureduce::detail::exact

@@ -261,5 +261,31 @@ TEST(CorrectlyRounded, BadInputIsRefusedAndNothingWritten) {
   EXPECT_EQ(got, copy_to_host(cub_out.get()));
 }
 
+// A fixed input (seed 20261124) per pair, its bits printed ("CR-BITS ..."), so that runs on
+// different GPUs can be compared line by line; each must equal MPFR's.
+template <class In, class Out>
+void seeded_bits(const char* pair) {
+  for (ExactShape shape : {ExactShape::every_scale, ExactShape::ill_conditioned, ExactShape::everyday}) {
+    ExactInputs<In> inputs(20261124);
+    Exact<In, Out> x(inputs.make(shape, 1000003), "seeded");
+    for (int offset : {0, 1}) {
+      Out got{};
+      ASSERT_TRUE((run_gpureduce<typename Exact<In, Out>::C>(x.at(offset), 1000003, correctly_rounded(), got)));
+      std::printf("CR-BITS %s %s n=1000003 offset=%d seed=20261124: %s (MPFR %s)\n", pair,
+                  to_string(shape), offset, show(got).c_str(), show(x.oracle).c_str());
+      EXPECT_TRUE(same_result(got, x.oracle));
+    }
+  }
+}
+
+TEST(CorrectlyRounded, SeededBitsForComparingGpus) {
+  REQUIRE_GPU();
+  seeded_bits<float, float>("float->float");
+  seeded_bits<float, double>("float->double");
+  seeded_bits<double, double>("double->double");
+  seeded_bits<__half, float>("half->float");
+  seeded_bits<__nv_bfloat16, float>("bf16->float");
+}
+
 }  // namespace
 }  // namespace gpureduce::testing

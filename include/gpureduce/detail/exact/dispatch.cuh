@@ -189,7 +189,7 @@ cudaError_t run_exact(const ExactCall& c, const Choice& choice) {
     error = zero_state_for_call(state, state_bytes, c.stream, pdl);
   if (error != cudaSuccess) return error;
   const ExactArgs<In, Out> args{static_cast<const In*>(c.d_in), static_cast<Out*>(c.d_out), n,
-                                state, work, std::uint8_t(pipeline)};
+                                state, work, std::uint8_t(pipeline), c.d_state_out};
   const bool cooperative = pipeline == Pipeline::grid_sync && grid > 1;
   const unsigned cluster_blocks = pipeline == Pipeline::cluster && grid > 1 ? unsigned(grid) : 0u;
   error = launch_checked(kernel,
@@ -244,6 +244,52 @@ cudaError_t reduce_exact(const ExactCall& c) {
     case Strategy::cub_block: return run_exact<CubBlockRung, kCubBlockThreads, In, Out>(c, choice);
     default: return fail(cudaErrorInvalidValue, "gpureduce: unknown strategy");
   }
+}
+
+// One warp rounds an exact state read from global memory.
+template <class In, class Out>
+__global__ void __launch_bounds__(32) round_state_kernel(const long long* words, Out* d_out) {
+  using Family = family_of<In>;
+  wait_for_previous_kernel_then_release_next();
+  __shared__ ExactState<Family> state;
+  for (int w = int(threadIdx.x); w < ExactState<Family>::kWords; w += 32)
+    words_of(state)[w] = words[w];
+  __syncwarp();
+  write_rounded_by_warp(d_out, state);
+}
+
+template <class In, class Out>
+int exact_state_words() {
+  return ExactState<family_of<In>>::kWords;
+}
+
+template <class In, class Out>
+cudaError_t round_exact_state(const long long* d_state, Out* d_out, cudaStream_t stream) {
+  round_state_kernel<In, Out><<<1, 32, 0, stream>>>(d_state, d_out);
+  return check(cudaGetLastError(), "gpureduce: launching the rounding of an exact state");
+}
+
+template <class In, class Out>
+cudaError_t exact_state_sum(void* d_temp_storage, std::size_t* temp_storage_bytes, const In* d_in,
+                            long long* d_state, std::int64_t num_items, cudaStream_t stream,
+                            const Options& options) {
+  if (num_items < 0) return fail(cudaErrorInvalidValue, "gpureduce: num_items is negative");
+  if (temp_storage_bytes == nullptr)
+    return fail(cudaErrorInvalidValue, "gpureduce: temp_storage_bytes reference is null");
+  if (d_temp_storage != nullptr && (d_state == nullptr || (d_in == nullptr && num_items > 0)))
+    return fail(cudaErrorInvalidValue, "gpureduce: d_in or the exact state's buffer is null");
+  int device = 0;
+  DeviceFacts facts;
+  ContextKey context;
+  cudaError_t error = check(cudaGetDevice(&device), "cudaGetDevice");
+  if (error == cudaSuccess) error = device_facts(device, facts);
+  if (error == cudaSuccess) error = current_context(device, context);
+  if (error != cudaSuccess) return error;
+  Options exact = options;
+  exact.accuracy = Accuracy::correctly_rounded;
+  return reduce_exact<In, Out>(ExactCall{d_temp_storage, temp_storage_bytes, d_in, nullptr,
+                                         num_items, stream, exact, nullptr, context, facts,
+                                         d_state});
 }
 
 }  // namespace gpureduce::detail::exact

@@ -62,6 +62,17 @@ __device__ __forceinline__ void write_rounded_by_warp(Out* d_out, ExactState<Fam
   *d_out = from_bits<Out>(bits);
 }
 
+// The grid's state, done: rounded into *d_out by warp 0, or (gpureduce::nccl, which adds the
+// states of all ranks first) its words copied out unrounded to args.state_out.
+template <class Family, class In, class Out>
+__device__ __forceinline__ void finish_state(const ExactArgs<In, Out>& args,
+                                             ExactState<Family>& state) {
+  if (threadIdx.x >= 32) return;
+  if (args.state_out == nullptr) return write_rounded_by_warp(args.d_out, state);
+  for (int w = int(threadIdx.x); w < ExactState<Family>::kWords; w += 32)
+    args.state_out[w] = words_of(state)[w];
+}
+
 // Adds `count` states of `partials` (global, written by other blocks of this launch or by an
 // earlier kernel) into `total` (shared, zero): a thread a word, rows of threads taking every
 // rows-th state, then one shared atomic per thread.
@@ -128,7 +139,7 @@ __device__ __forceinline__ void atomic_epilogue(const ExactArgs<In, Out>& args,
     total[w] = sum;
   }
   __syncthreads();
-  if (threadIdx.x < 32) write_rounded_by_warp(args.d_out, shared.total);
+  finish_state(args, shared.total);
   if (threadIdx.x == 0) *args.ticket() = 0;
 }
 
@@ -138,7 +149,7 @@ __device__ __forceinline__ void last_block_epilogue(const ExactArgs<In, Out>& ar
   write_partial(args.partial_states(), shared.state);
   if (!arrive_last(args.ticket())) return;
   fold_states(args.partial_states(), int(gridDim.x), shared.total);
-  if (threadIdx.x < 32) write_rounded_by_warp(args.d_out, shared.total);
+  finish_state(args, shared.total);
   if (threadIdx.x == 0) *args.ticket() = 0;
 }
 
@@ -149,7 +160,7 @@ __device__ __forceinline__ void grid_sync_epilogue(const ExactArgs<In, Out>& arg
   cooperative_groups::this_grid().sync();
   if (blockIdx.x != 0) return;
   fold_states(args.partial_states(), int(gridDim.x), shared.total);
-  if (threadIdx.x < 32) write_rounded_by_warp(args.d_out, shared.total);
+  finish_state(args, shared.total);
 }
 
 template <class Family, class In, class Out>
@@ -170,7 +181,7 @@ __device__ __forceinline__ void cluster_epilogue(const ExactArgs<In, Out>& args,
       total[w] = sum;
     }
     __syncthreads();
-    if (threadIdx.x < 32) write_rounded_by_warp(args.d_out, shared.total);
+    finish_state(args, shared.total);
   }
   cluster.sync();  // no block may exit, freeing its shared memory, before block 0 has read it
 #endif

@@ -50,6 +50,7 @@ struct ExactArgs {
   unsigned char* work;  // ... here: the caller's temp storage (the same pointer unless the state
                         // is a stream's or graph's slot)
   std::uint8_t pipeline;
+  long long* state_out;  // non-null: the grid's exact state goes here, unrounded (gpureduce::nccl)
 
   __host__ __device__ unsigned* ticket() const { return reinterpret_cast<unsigned*>(temp); }
   template <class Family>

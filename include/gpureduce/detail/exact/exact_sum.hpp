@@ -37,15 +37,37 @@ struct ExactCall {
   LaunchPlan* plan;
   ContextKey context;
   DeviceFacts facts;
+  // Non-null: write the sum's exact state here (ExactState<family>'s words) instead of rounding
+  // it into d_out (gpureduce::nccl adds the states of all ranks before the one rounding).
+  long long* d_state_out = nullptr;
 };
 
 template <class In, class Out>
 cudaError_t reduce_exact(const ExactCall& call);
 
+// The exact state of the sum of d_in[0 .. num_items) (ExactState<family of In>'s words,
+// unrounded) into d_state, CUB-shaped (d_temp_storage null: the size query); validated as a Sum
+// is. For gpureduce::nccl, which adds the states of all ranks and rounds once.
+template <class In, class Out>
+cudaError_t exact_state_sum(void* d_temp_storage, std::size_t* temp_storage_bytes, const In* d_in,
+                            long long* d_state, std::int64_t num_items, cudaStream_t stream,
+                            const Options& options);
+// The words of one exact state (kWords of its family) and its rounding into d_out, one small
+// kernel (gpureduce::nccl, after the states are added).
+template <class In, class Out>
+int exact_state_words();
+template <class In, class Out>
+cudaError_t round_exact_state(const long long* d_state, Out* d_out, cudaStream_t stream);
+
 #define GPUREDUCE_FOR_EACH_CORRECTLY_ROUNDED_SUM(X) \
   X(float, float) X(float, double) X(double, double) X(__half, float) X(__nv_bfloat16, float)
-#define GPUREDUCE_EXTERN_EXACT(In, Out) \
-  extern template cudaError_t reduce_exact<In, Out>(const ExactCall&);
+#define GPUREDUCE_EXTERN_EXACT(In, Out)                                                       \
+  extern template cudaError_t reduce_exact<In, Out>(const ExactCall&);                        \
+  extern template cudaError_t exact_state_sum<In, Out>(void*, std::size_t*, const In*,        \
+                                                       long long*, std::int64_t, cudaStream_t, \
+                                                       const Options&);                       \
+  extern template int exact_state_words<In, Out>();                                           \
+  extern template cudaError_t round_exact_state<In, Out>(const long long*, Out*, cudaStream_t);
 GPUREDUCE_FOR_EACH_CORRECTLY_ROUNDED_SUM(GPUREDUCE_EXTERN_EXACT)
 #undef GPUREDUCE_EXTERN_EXACT
 

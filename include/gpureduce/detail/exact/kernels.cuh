@@ -135,9 +135,13 @@ __device__ __forceinline__ void exact_sum_block(const ExactArgs<In, Out>& args) 
     }
   }
   if (gridDim.x == 1) {  // one block: its state is the answer, whatever the pipeline
-    if (threadIdx.x == 0) count_what_was_seen(shared, args.num_items);
-    __syncthreads();
-    if (threadIdx.x < 32) write_rounded_by_warp(args.d_out, shared.state);
+    if (args.state_out != nullptr) {  // exported, to be added to other ranks': sealed
+      seal_block_state(shared, args.num_items);
+    } else {
+      if (threadIdx.x == 0) count_what_was_seen(shared, args.num_items);
+      __syncthreads();
+    }
+    finish_state(args, shared.state);
     return;
   }
   seal_block_state(shared, rank == 0 ? args.num_items : 0);
@@ -178,7 +182,7 @@ __global__ void __launch_bounds__(256) exact_fold_kernel(ExactArgs<In, Out> args
     words_of(total)[w] = 0;
   __syncthreads();
   fold_states(args.partial_states(), count, total);
-  if (threadIdx.x < 32) write_rounded_by_warp(args.d_out, total);
+  finish_state(args, total);
 }
 
 }  // namespace gpureduce::detail::exact

@@ -31,16 +31,17 @@ __device__ __forceinline__ float widen(const In& x) {
 }
 
 // Float-family inputs into 16 bins (float_bins.hpp). The bins live in shared memory, one column of
-// the block's bins[16][threads] per thread; the bin of the last input stays in a register (`hot`)
-// until an input of another bin arrives, so inputs of one bin (the common case: data of one
-// magnitude) cost a conversion, a compare and a double add each, with no shared-memory traffic.
-// Exact: a run in `hot` is part of its bin's at most kFloatBinCapacity inputs. A bin is written
-// first when its first run spills (`touched`); the others count as -0 and are never read.
+// the block's bins[16][threads] per thread; the two bins met last stay in registers (`hot`, most
+// recent first), so inputs of one or two bins cost a conversion, two compares and a double add
+// each, with no shared-memory traffic. Two, because data of one magnitude often straddle a bin
+// edge: 1.0 is in bin 7 and 2.0 in bin 8, so normal(0, 1) values or small integers alternate.
+// Exact: a run in a register is part of its bin's at most kFloatBinCapacity inputs. A bin is
+// written first when its first run spills (`touched`); the others count as -0 and are never read.
 struct FloatBinsThread {
   double* bins;  // bins[b * stride] is this thread's bin b
   int stride;
-  double hot = -0.0;
-  int hot_bin = -1;
+  double hot = -0.0, warm = -0.0;  // the sums of the last bin met, and of the one before
+  int hot_bin = -1, warm_bin = -1;
   unsigned touched = 0;  // bins written since the last flush
   int count = 0;         // inputs since the last flush
   unsigned seen = 0;
@@ -57,22 +58,33 @@ struct FloatBinsThread {
   }
   __device__ __forceinline__ void add(float v) {
     const int b = float_bin(v);
-    if (b != hot_bin) {
-      spill_hot();
+    if (b == hot_bin) {
+      hot += double(v);
+    } else if (b == warm_bin) {
+      warm += double(v);
+    } else {  // a third bin: the one before last spills, the last becomes the one before
+      spill(warm_bin, warm);
+      warm_bin = hot_bin;
+      warm = hot;
       hot_bin = b;
+      hot = double(v);
     }
-    hot += double(v);
+  }
+  __device__ __forceinline__ void spill(int b, double& sum) {
+    if (b < 0) return;
+    double& bin = bins[b * stride];
+    if (touched & (1u << b)) {
+      bin += sum;
+    } else {
+      bin = sum;
+      touched |= 1u << b;
+    }
+    sum = -0.0;
   }
   __device__ __forceinline__ void spill_hot() {
-    if (hot_bin < 0) return;
-    double& bin = bins[hot_bin * stride];
-    if (touched & (1u << hot_bin)) {
-      bin += hot;
-    } else {
-      bin = hot;
-      touched |= 1u << hot_bin;
-    }
-    hot = -0.0;
+    spill(hot_bin, hot);
+    spill(warm_bin, warm);
+    hot_bin = warm_bin = -1;
   }
   // After `added` more inputs: empties the bins into the block's state when the next batch could
   // pass the capacity.
@@ -81,7 +93,6 @@ struct FloatBinsThread {
     count += added;
     if (count > kFloatBinCapacity - kBatch) {
       spill_hot();
-      hot_bin = -1;
       for (unsigned left = touched; left != 0; left &= left - 1) {
         const int b = __ffs(int(left)) - 1;
         atomic_add_scaled(block, float_bin_integer(bins[b * stride], b, seen), float_bin_position(b));

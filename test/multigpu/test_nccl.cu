@@ -1,0 +1,156 @@
+// gpureduce::nccl on two GPUs: one process driving both (ncclCommInitAll, the many-rank calls),
+// and two processes, a rank each (the unique id over a pipe to two children that exec
+// gpureduce_nccl_rank). Every shipped (type, operation), totals 0 .. 2^31 + 17, equal, uneven and
+// one-rank-empty splits, all-reduce and reduce to every root (nccl_checks.cuh says what must hold);
+// and the correctly rounded all-reduce captured in CUDA graphs. Label multigpu: skipped with fewer
+// than two GPUs, failed instead under GPUREDUCE_REQUIRE_GPU=1. NCCL_NVLS_ENABLE=0 always (NVLink
+// multicast must stay off on the machines these run on).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "gpu/common.cuh"
+#include "multigpu/multigpu_common.hpp"
+#include "multigpu/nccl_checks.cuh"
+
+namespace gpureduce::testing {
+namespace {
+
+using nccl_checks::LocalRanks;
+
+class Nccl : public ::testing::Test {
+ protected:
+  void SetUp() override { setenv("NCCL_NVLS_ENABLE", "0", 1); }
+};
+
+// Both GPUs of this process, as ranks 0 and 1 of one communicator.
+struct BothGpus {
+  LocalRanks local;
+  BothGpus() {
+    local.world = 2;
+    local.ranks = {0, 1};
+    local.devices = {0, 1};
+    local.comms.resize(2);
+    local.streams.resize(2);
+    EXPECT_EQ(ncclCommInitAll(local.comms.data(), 2, local.devices.data()), ncclSuccess);
+    for (int i = 0; i < 2; ++i) {
+      EXPECT_EQ(cudaSetDevice(i), cudaSuccess);
+      EXPECT_EQ(cudaStreamCreateWithFlags(&local.streams[i], cudaStreamNonBlocking), cudaSuccess);
+    }
+  }
+  ~BothGpus() {
+    for (int i = 0; i < 2; ++i) {
+      cudaSetDevice(i);
+      cudaStreamDestroy(local.streams[i]);
+      ncclCommDestroy(local.comms[i]);
+    }
+    cudaSetDevice(0);
+  }
+};
+
+TEST_F(Nccl, OneProcessDrivesBothGpus) {
+  REQUIRE_GPUS(2);
+  BothGpus both;
+  EXPECT_EQ(nccl_checks::check_everything(both.local, fresh_seed(), true), 0);
+}
+
+// The many-rank correctly rounded all-reduce captured into a graph per GPU, replayed twice.
+TEST_F(Nccl, CorrectlyRoundedAllReduceInGraphs) {
+  REQUIRE_GPUS(2);
+  BothGpus both;
+  const std::int64_t total = (1 << 20) + 3, half = total / 2;
+  const std::uint64_t seed = fresh_seed();
+  Options exact;
+  exact.accuracy = Accuracy::correctly_rounded;
+  float* whole[2];
+  float* out[2];
+  void* temp[2];
+  nccl::LocalRank<float, float> ranks[2];
+  float want = 0;
+  for (int i = 0; i < 2; ++i) {
+    CUDA_OK(cudaSetDevice(i));
+    CUDA_OK(cudaMalloc(&whole[i], total * sizeof(float)));
+    CUDA_OK(cudaMalloc(&out[i], 2 * sizeof(float)));
+    nccl_checks::fill_every_value<<<1024, 256>>>(whole[i], total, seed);
+    CUDA_OK(cudaDeviceSynchronize());
+    ranks[i] = {nullptr, 0, whole[i] + (i ? half : 0), out[i], i ? total - half : half,
+                both.local.comms[i], both.local.streams[i]};
+  }
+  ASSERT_TRUE((run_gpureduce<Case<float, float, Op::sum>>(whole[0], total, exact, want)));
+  CUDA_OK(nccl::AllReduceSum(ranks, 2, exact));
+  cudaGraph_t graph[2];
+  cudaGraphExec_t exec[2];
+  for (int i = 0; i < 2; ++i) {
+    CUDA_OK(cudaSetDevice(i));
+    CUDA_OK(cudaMalloc(&temp[i], ranks[i].temp_storage_bytes));
+    ranks[i].d_temp_storage = temp[i];
+    CUDA_OK(cudaStreamBeginCapture(both.local.streams[i], cudaStreamCaptureModeGlobal));
+  }
+  CUDA_OK(nccl::AllReduceSum(ranks, 2, exact));
+  for (int i = 0; i < 2; ++i) {
+    CUDA_OK(cudaSetDevice(i));
+    CUDA_OK(cudaStreamEndCapture(both.local.streams[i], &graph[i]));
+    CUDA_OK(cudaGraphInstantiate(&exec[i], graph[i], 0));
+  }
+  for (int replay = 0; replay < 2; ++replay) {
+    for (int i = 0; i < 2; ++i) {
+      CUDA_OK(cudaSetDevice(i));
+      CUDA_OK(cudaMemset(out[i], 0xA5, sizeof(float)));
+      CUDA_OK(cudaGraphLaunch(exec[i], both.local.streams[i]));
+    }
+    for (int i = 0; i < 2; ++i) {
+      CUDA_OK(cudaSetDevice(i));
+      CUDA_OK(cudaStreamSynchronize(both.local.streams[i]));
+      EXPECT_TRUE(same_bits(copy_to_host(out[i]), want)) << "GPU " << i << " replay " << replay;
+    }
+  }
+  for (int i = 0; i < 2; ++i) {
+    CUDA_OK(cudaSetDevice(i));
+    cudaGraphExecDestroy(exec[i]);
+    cudaGraphDestroy(graph[i]);
+    cudaFree(temp[i]);
+    cudaFree(out[i]);
+    cudaFree(whole[i]);
+  }
+}
+
+// Two processes, one rank each: the parent makes the unique id and sends it down a pipe to each
+// child, which execs gpureduce_nccl_rank (a fresh process: no CUDA state inherited).
+TEST_F(Nccl, TwoProcessesOneRankEach) {
+  REQUIRE_GPUS(2);
+  ncclUniqueId id;
+  ASSERT_EQ(ncclGetUniqueId(&id), ncclSuccess);
+  const std::string seed = std::to_string(fresh_seed());
+  // The rank program: next to this binary when run from the build tree; elsewhere (a copied
+  // build) the environment says where.
+  const char* from_environment = std::getenv("GPUREDUCE_NCCL_RANK_BINARY");
+  const std::string program = from_environment ? from_environment : GPUREDUCE_NCCL_RANK_BINARY;
+  pid_t children[2];
+  for (int rank = 0; rank < 2; ++rank) {
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    children[rank] = fork();
+    ASSERT_GE(children[rank], 0);
+    if (children[rank] == 0) {
+      close(fds[1]);
+      const std::string rank_text = std::to_string(rank), fd_text = std::to_string(fds[0]);
+      execl(program.c_str(), program.c_str(), rank_text.c_str(), fd_text.c_str(), seed.c_str(),
+            static_cast<char*>(nullptr));
+      _exit(127);  // exec failed
+    }
+    close(fds[0]);
+    ASSERT_EQ(write(fds[1], &id, sizeof id), ssize_t(sizeof id));
+    close(fds[1]);
+  }
+  for (int rank = 0; rank < 2; ++rank) {
+    int status = 0;
+    ASSERT_EQ(waitpid(children[rank], &status, 0), children[rank]);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        << "rank " << rank << " failed (status " << status << "; its output is above)";
+  }
+}
+
+}  // namespace
+}  // namespace gpureduce::testing
