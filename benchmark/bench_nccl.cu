@@ -1,5 +1,5 @@
-// gpureduce_nccl_bench: a float array sharded over 1 and 2 GPUs of this process (one communicator
-// each, ncclCommInitAll), reduced to every rank, per call:
+// gpureduce_nccl_bench: a float array sharded over 1, 2, 4, ... GPUs of this process (as many as
+// there are; one communicator each, ncclCommInitAll), reduced to every rank, per call:
 //   cub+allreduce        what users write today: cub::DeviceReduce::Sum of the shard, then
 //                        ncclAllReduce of the partial (the ranks' collectives in one group);
 //   gpureduce            gpureduce::nccl::AllReduceSum, default Options;
@@ -129,6 +129,17 @@ void measure(Run& run, std::int64_t total, int repeats) {
       CHECK_CUDA(gpureduce::nccl::AllReduceSum(list.data(), int(list.size()), options));
     }));
   }
+  // The correctly rounded answer's bits (every rank's; the same input for every GPU count, so
+  // the same bits for every count).
+  for (Rank& r : run.ranks) {
+    float got = 0;
+    CHECK_CUDA(cudaSetDevice(r.device));
+    CHECK_CUDA(cudaMemcpy(&got, r.out, sizeof got, cudaMemcpyDeviceToHost));
+    unsigned bits = 0;
+    std::memcpy(&bits, &got, 4);
+    std::printf("# correctly rounded bits: gpus=%d n=%lld rank=%d 0x%08x (%.9g)\n", gpus,
+                (long long)total, r.device, bits, double(got));
+  }
 }
 
 // Shards of `total` over the given GPUs, their buffers sized for every contender.
@@ -140,7 +151,10 @@ void prepare(Run& run, std::int64_t total) {
     cudaFree(r.temp);
     cudaFree(r.cub_temp);
     CHECK_CUDA(cudaMalloc(&r.shard, std::size_t(run.shard_items) * sizeof(float)));
-    fill_uniform<<<2048, 256, 0, r.stream>>>(r.shard, run.shard_items, std::uint64_t(r.device) << 40);
+    // Element i of the whole array is the same for every GPU count: rank r's shard starts at
+    // r * shard_items (the seed offsets the index).
+    fill_uniform<<<2048, 256, 0, r.stream>>>(r.shard, run.shard_items,
+                                             std::uint64_t(r.device) * std::uint64_t(run.shard_items));
     CHECK_CUDA(cudaGetLastError());
     r.cub_bytes = 0;
     CHECK_CUDA(cub::DeviceReduce::Sum(nullptr, r.cub_bytes, r.shard, r.out, run.shard_items, r.stream));
@@ -195,7 +209,7 @@ int main(int argc, char** argv) {
   int devices = 0;
   CHECK_CUDA(cudaGetDeviceCount(&devices));
   std::printf("gpus,n,contender,median_us,gbps\n");
-  for (int gpus = 1; gpus <= std::min(devices, 2); ++gpus) {
+  for (int gpus = 1; gpus <= devices; gpus *= 2) {  // 1, 2, 4, 8: the scaling curve
     Run run = make_run(gpus);
     for (int k = 20; k <= max_log2; k += 2) {
       prepare(run, std::int64_t(1) << k);

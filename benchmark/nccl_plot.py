@@ -4,8 +4,9 @@
     python3 benchmark/nccl_plot.py RESULTS.csv OUT_STEM
 
 writes OUT_STEM.png (time, log-log, a line per contender and GPU count) and OUT_STEM.md (the
-table: us per call, and the ratios the issue asks about: gpureduce / (CUB + ncclAllReduce) on the
-same GPUs, 2 GPUs / 1 GPU, correctly rounded / default).
+table: us per call, and the ratios: gpureduce / (CUB + ncclAllReduce) on the same GPUs, N GPUs /
+1 GPU, correctly rounded / default). Lines starting with '#' (the correctly rounded bits per GPU
+count) are skipped here and copied into the table's notes.
 """
 import csv
 import sys
@@ -14,7 +15,7 @@ from collections import defaultdict
 
 def load(path):
     times = defaultdict(dict)  # (gpus, contender) -> {n: us}
-    for row in csv.DictReader(open(path)):
+    for row in csv.DictReader(line for line in open(path) if not line.startswith("#")):
         times[(int(row["gpus"]), row["contender"])][int(row["n"])] = float(row["median_us"])
     return times
 
@@ -23,12 +24,12 @@ def table(times):
     sizes = sorted({n for series in times.values() for n in series})
     gpus = sorted({g for g, _ in times})
     lines = ["| n | GPUs | CUB+allreduce us | gpureduce us | exact us | gpureduce / CUB+allreduce | "
-             "exact / gpureduce | gpureduce: 2 GPUs / 1 GPU |", "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "exact / gpureduce | gpureduce: these GPUs / 1 GPU |", "|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for n in sizes:
         for g in gpus:
             base, ours, exact = (times[(g, c)].get(n) for c in ("cub+allreduce", "gpureduce", "gpureduce_exact"))
             one = times[(1, "gpureduce")].get(n)
-            scale = f"{ours / one:.3f}" if g == 2 and ours and one else "-"
+            scale = f"{ours / one:.3f}" if g > 1 and ours and one else "-"
             fmt = lambda v: f"{v:.2f}" if v else "-"
             ratio = lambda a, b: f"{a / b:.3f}" if a and b else "-"
             lines.append(f"| {n} | {g} | {fmt(base)} | {fmt(ours)} | {fmt(exact)} | {ratio(ours, base)} | "
@@ -45,7 +46,7 @@ def plot(times, path):
     for (g, contender), series in sorted(times.items()):
         ns = sorted(series)
         ax.plot(ns, [series[n] for n in ns], color=styles.get(contender, "gray"),
-                linestyle="-" if g == 2 else "--", marker="o", markersize=3,
+                linestyle={1: "--", 2: "-", 4: "-.", 8: ":"}.get(g, "-"), marker="o", markersize=3,
                 label=f"{contender}, {g} GPU{'s' if g > 1 else ''}")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
@@ -63,7 +64,8 @@ def main(argv):
         print(__doc__)
         return 2
     times = load(argv[1])
-    open(argv[2] + ".md", "w").write(table(times))
+    notes = [line[1:].strip() for line in open(argv[1]) if line.startswith("#")]
+    open(argv[2] + ".md", "w").write(table(times) + "".join(f"\n- {n}" for n in notes) + "\n")
     plot(times, argv[2] + ".png")
     return 0
 

@@ -25,8 +25,8 @@ ctest --test-dir "$build" --output-on-failure -j 4 --timeout 900 "${exclude[@]}"
 tail -15 "$logs/ctest.log"
 
 bin=$build/test/gpureduce_gpu_tests
-subset='StreamOwnedState.*:Matrix_Sum_float.*:Matrix_Min_half.*:Matrix_Sum_int64.*:Matrix_Sum_half_float.*:Semantics.*:BadInput.*:TemplateHeader.*:CubOrder.*:Automatic.*:GridSync.*:Cluster.*:FlaggedSlots.RearmAfterEveryGridFloat:FlaggedSlots.RearmAfterEveryGridDouble'
-small='Matrix_Sum_float.*:Matrix_Max_double.*:BlockAndGrid.FloatSumSmallIntegers'
+subset='StreamOwnedState.*:Matrix_Sum_float.*:Matrix_Min_half.*:Matrix_Sum_int64.*:Matrix_Sum_half_float.*:Semantics.*:BadInput.*:TemplateHeader.*:CubOrder.*:Automatic.*:GridSync.*:Cluster.*:FlaggedSlots.RearmAfterEveryGridFloat:FlaggedSlots.RearmAfterEveryGridDouble:CorrectlyRounded.FloatEveryGrid:CorrectlyRounded.DoubleEveryGrid:CorrectlyRounded.PermutationsGiveIdenticalBits:CorrectlyRounded.StreamsAndGraphs:CorrectlyRounded.BadInput*'
+small='Matrix_Sum_float.*:Matrix_Max_double.*:BlockAndGrid.FloatSumSmallIntegers:CorrectlyRounded.FloatEveryGrid:CorrectlyRounded.DoubleEveryGrid'
 [ "${GPUREDUCE_SKIP_SANITIZERS:-0}" = 1 ] && exit $status
 for tool in ${GPUREDUCE_SANITIZERS:-memcheck racecheck synccheck initcheck}; do
   step "compute-sanitizer $tool"

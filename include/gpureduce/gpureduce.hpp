@@ -3,23 +3,18 @@
 // Shaped like cub::DeviceReduce: call once with d_temp_storage == nullptr to learn the temp-storage
 // size, allocate it, call again to reduce. Every call is asynchronous on `stream`.
 //
-// What the library allocates and keeps, per CUDA context (release_cached_state below gives it
-// back; docs/design.md has the details):
-// - With default Options, automatic's plans above one block and below half the L2 keep their
-//   last_block state (8 KiB) in a slot the stream holds, taken from a pool of zeroed device memory
-//   on the stream's first such call. When the pool is empty that call allocates 64 KiB
-//   (cudaMalloc), zeroes it on a stream of the library's own and waits for that stream (a host
-//   synchronisation, once per 8 streams). Slots stay with their stream until release_cached_state
-//   or the end of the context; at most 256 streams per context get one, and calls on further
-//   streams take a plan that needs none (grid_sync, or a per-call memset): same grid, same bits.
-// - Inside a stream capture, automatic's integer and float sums take 128 B or 8 KiB of the same
-//   pool for the captured graph, which gives it back when it and its executables are destroyed.
-// - Host-side caches: device attributes per device, occupancy and kernel attributes per context.
-// With Options::temp_storage_zeroed (temp storage zero-filled once by the caller) a call takes
-// nothing from the pool, allocates nothing and never synchronises: one kernel launch, at a cost of
-// 0.015-0.036x CUB's time less per call than the stream's slot (H200, 2^16-2^20 items; the host
-// looks the slot up). Nothing is ever tied to a device ordinal alone: a cudaDeviceReset or a
-// context made with the driver API starts with fresh state.
+// What the library keeps, per CUDA context (docs/design.md; release_cached_state gives it back):
+// - With default Options, automatic keeps 8 KiB of state per stream (at most 256 streams a
+//   context; further streams take a plan that needs none, same bits), from a pool of zeroed device
+//   memory, until release_cached_state or the context's end. A stream's first such call may
+//   allocate 64 KiB, zero it and wait for that (once per 8 streams).
+// - Inside a stream capture, automatic's integer and float sums keep 128 B or 8 KiB for the
+//   captured graph, given back when the graph and its executables are destroyed. Executables of
+//   one capture share it, as they share its temp storage: run them one at a time.
+// - Cached device and kernel attributes.
+// With Options::temp_storage_zeroed nothing is taken, allocated or waited for; it costs the caller
+// one zero-fill of its temp storage, and saves 0.015-0.036x CUB's time a call (docs/tuning.md,
+// 'Stream-owned state').
 #pragma once
 
 #include <cstddef>
@@ -65,7 +60,7 @@ enum class Pipeline {
 // Whether a call checks, before launching, that d_in, d_out and d_temp_storage are memory the GPU
 // can read (cudaPointerGetAttributes): it catches pageable host and freed pointers with
 // cudaErrorInvalidValue instead of a fault that would break the CUDA context. build_default: on in
-// Debug builds of the library, off in Release builds (README: what it costs).
+// Debug builds of the library, off in Release builds (docs/tuning.md, 'Pointer check default').
 enum class PointerCheck { build_default, on, off };
 
 // What a floating-point Sum promises about its bits (integer sums and Min/Max are exact either way).
@@ -87,20 +82,12 @@ struct Options {
   Pipeline pipeline = Pipeline::automatic;
   int block_threads = 0;  // 0: the strategy's tuned default; else a power of two in [32, 1024]
   int grid_blocks = 0;    // 0: chosen from occupancy and n; else an upper bound on the grid
-  // The fast path for last_block and atomic. Those pipelines keep state in temp storage (a ticket
-  // counter; last_block's flagged partial slots). By default each call zeroes it first (one
-  // cudaMemsetAsync, or inside a stream capture a one-block PDL kernel, so uninitialised temp
-  // storage works, as in CUB). Set
-  // this to promise that the storage is already zero: zero-fill it once after allocating it and
-  // use it only for gpureduce calls since (of any pipeline, type or size); every launch leaves that
-  // state at zero. Then the call is a single kernel launch. Pipeline::automatic zeroes nothing (one
-  // block, cluster, grid_sync or, inside a stream capture, two_kernel), and inside a stream
-  // capture sums of 4-byte integers and of floats (below half the L2) run last_block on state the
-  // captured graph owns (128 bytes, or 8 KiB for floats, per captured call; zero before every
-  // replay; returned to the library when the graph and its executables are destroyed; two
-  // executables of one capture share it, as they share its temp storage, so run them one at a
-  // time); given this promise it uses last_block above one block, the fastest of them
-  // (detail/policy.hpp).
+  // A promise that temp storage is zero: zero-fill it once after allocating it and use it only for
+  // gpureduce calls (of any pipeline, type or size); every launch leaves it zero. last_block and
+  // atomic then skip the zeroing they otherwise do before each call (a memset, or a small kernel
+  // inside a stream capture), so every call is one kernel launch. automatic zeroes per call only
+  // where the device cannot launch cooperatively; with the promise it takes its fastest plan and
+  // keeps no state of its own (docs/tuning.md, 'Zeroed storage: last_block').
   bool temp_storage_zeroed = false;
   PointerCheck pointer_check = PointerCheck::build_default;
   Accuracy accuracy = Accuracy::plan_order;  // last, so that existing aggregate inits still work
@@ -139,8 +126,8 @@ struct DeviceReduce {
 
   // What Sum/Min/Max would launch for these arguments on the current device, enqueued on
   // `stream` now; launches nothing. `d_in` only matters for its alignment (vectorized loads); it
-  // is not read. The stream matters only to `automatic` without temp_storage_zeroed: while it is
-  // being captured into a CUDA graph, plans that would be grid_sync are two_kernel instead.
+  // is not read. The stream matters only to `automatic` without temp_storage_zeroed: whether it is
+  // being captured into a CUDA graph, and whether it holds state of its own, pick the pipeline.
   template <class In, class Out>
   static cudaError_t PlanSum(LaunchPlan& plan, const In* d_in, std::int64_t num_items,
                              const Options& options = {}, cudaStream_t stream = nullptr);

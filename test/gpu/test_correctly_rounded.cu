@@ -125,7 +125,8 @@ template <class In, class Out>
 void every_grid() {
   const std::uint64_t seed = fresh_seed();
   ExactInputs<In> inputs(seed);
-  Exact<In, Out> x(inputs.make(ExactShape::every_scale, (1 << 20) + 3), "every_scale seed=" + std::to_string(seed));
+  const std::int64_t n = std::min<std::int64_t>((1 << 20) + 3, max_test_items());
+  Exact<In, Out> x(inputs.make(ExactShape::every_scale, n), "every_scale seed=" + std::to_string(seed));
   for (Pipeline pipeline : kAllPipelines)
     for (int grid : {1, 2, 3, 7, 64, 1000, 100000}) {
       Options o = correctly_rounded({Strategy::vectorized, pipeline});
@@ -144,7 +145,8 @@ TEST(CorrectlyRounded, PermutationsGiveIdenticalBits) {
   REQUIRE_GPU();
   const std::uint64_t seed = fresh_seed();
   ExactInputs<float> inputs(seed);
-  std::vector<float> values = inputs.make(ExactShape::cancellation, (1 << 20) + 3);
+  std::vector<float> values =
+      inputs.make(ExactShape::cancellation, std::min<std::int64_t>((1 << 20) + 3, max_test_items()));
   std::mt19937_64 rng(seed);
   Exact<float, float> first(values, "permutation 0");
   for (int p = 1; p <= 20; ++p) {
@@ -164,7 +166,7 @@ TEST(CorrectlyRounded, StreamsAndGraphs) {
   const std::uint64_t seed = fresh_seed();
   ExactInputs<float> inputs(seed);
   constexpr int kStreams = 4;
-  constexpr std::int64_t kN = (1 << 18) + 11;
+  const std::int64_t kN = std::min<std::int64_t>((1 << 18) + 11, max_test_items());
   std::vector<cudaStream_t> streams(kStreams);
   for (auto& s : streams) CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   std::vector<std::vector<float>> host(kStreams);

@@ -1,5 +1,5 @@
-// gpureduce::nccl on two GPUs: one process driving both (ncclCommInitAll, the many-rank calls),
-// and two processes, a rank each (the unique id over a pipe to two children that exec
+// gpureduce::nccl on every GPU of the machine (2, 4 or 8): one process driving all (ncclCommInitAll,
+// the many-rank calls), and a process per GPU (the unique id over a pipe to children that exec
 // gpureduce_nccl_rank). Every shipped (type, operation), totals 0 .. 2^31 + 17, equal, uneven and
 // one-rank-empty splits, all-reduce and reduce to every root (nccl_checks.cuh says what must hold);
 // and the correctly rounded all-reduce captured in CUDA graphs. Label multigpu: skipped with fewer
@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "gpu/common.cuh"
 #include "multigpu/multigpu_common.hpp"
@@ -25,23 +26,25 @@ class Nccl : public ::testing::Test {
   void SetUp() override { setenv("NCCL_NVLS_ENABLE", "0", 1); }
 };
 
-// Both GPUs of this process, as ranks 0 and 1 of one communicator.
-struct BothGpus {
+// The first `count` GPUs of this process, as ranks 0 .. count-1 of one communicator.
+struct AllGpus {
   LocalRanks local;
-  BothGpus() {
-    local.world = 2;
-    local.ranks = {0, 1};
-    local.devices = {0, 1};
-    local.comms.resize(2);
-    local.streams.resize(2);
-    EXPECT_EQ(ncclCommInitAll(local.comms.data(), 2, local.devices.data()), ncclSuccess);
-    for (int i = 0; i < 2; ++i) {
+  explicit AllGpus(int count) {
+    local.world = count;
+    for (int d = 0; d < count; ++d) {
+      local.ranks.push_back(d);
+      local.devices.push_back(d);
+    }
+    local.comms.resize(count);
+    local.streams.resize(count);
+    EXPECT_EQ(ncclCommInitAll(local.comms.data(), count, local.devices.data()), ncclSuccess);
+    for (int i = 0; i < count; ++i) {
       EXPECT_EQ(cudaSetDevice(i), cudaSuccess);
       EXPECT_EQ(cudaStreamCreateWithFlags(&local.streams[i], cudaStreamNonBlocking), cudaSuccess);
     }
   }
-  ~BothGpus() {
-    for (int i = 0; i < 2; ++i) {
+  ~AllGpus() {
+    for (int i = 0; i < local.world; ++i) {
       cudaSetDevice(i);
       cudaStreamDestroy(local.streams[i]);
       ncclCommDestroy(local.comms[i]);
@@ -50,16 +53,17 @@ struct BothGpus {
   }
 };
 
-TEST_F(Nccl, OneProcessDrivesBothGpus) {
+// Every GPU of the machine (2, 4 or 8), one process.
+TEST_F(Nccl, OneProcessDrivesEveryGpu) {
   REQUIRE_GPUS(2);
-  BothGpus both;
-  EXPECT_EQ(nccl_checks::check_everything(both.local, fresh_seed(), true), 0);
+  AllGpus all(gpu_count());
+  EXPECT_EQ(nccl_checks::check_everything(all.local, fresh_seed(), true), 0);
 }
 
 // The many-rank correctly rounded all-reduce captured into a graph per GPU, replayed twice.
 TEST_F(Nccl, CorrectlyRoundedAllReduceInGraphs) {
   REQUIRE_GPUS(2);
-  BothGpus both;
+  AllGpus both(2);
   const std::int64_t total = (1 << 20) + 3, half = total / 2;
   const std::uint64_t seed = fresh_seed();
   Options exact;
@@ -116,19 +120,20 @@ TEST_F(Nccl, CorrectlyRoundedAllReduceInGraphs) {
   }
 }
 
-// Two processes, one rank each: the parent makes the unique id and sends it down a pipe to each
-// child, which execs gpureduce_nccl_rank (a fresh process: no CUDA state inherited).
-TEST_F(Nccl, TwoProcessesOneRankEach) {
+// A process per GPU (2, 4 or 8), one rank each: the parent makes the unique id and sends it down
+// a pipe to each child, which execs gpureduce_nccl_rank (a fresh process: no CUDA state inherited).
+TEST_F(Nccl, OneProcessPerGpu) {
   REQUIRE_GPUS(2);
+  const int world = gpu_count();
   ncclUniqueId id;
   ASSERT_EQ(ncclGetUniqueId(&id), ncclSuccess);
-  const std::string seed = std::to_string(fresh_seed());
+  const std::string seed = std::to_string(fresh_seed()), world_text = std::to_string(world);
   // The rank program: next to this binary when run from the build tree; elsewhere (a copied
   // build) the environment says where.
   const char* from_environment = std::getenv("GPUREDUCE_NCCL_RANK_BINARY");
   const std::string program = from_environment ? from_environment : GPUREDUCE_NCCL_RANK_BINARY;
-  pid_t children[2];
-  for (int rank = 0; rank < 2; ++rank) {
+  std::vector<pid_t> children(world);
+  for (int rank = 0; rank < world; ++rank) {
     int fds[2];
     ASSERT_EQ(pipe(fds), 0);
     children[rank] = fork();
@@ -136,15 +141,15 @@ TEST_F(Nccl, TwoProcessesOneRankEach) {
     if (children[rank] == 0) {
       close(fds[1]);
       const std::string rank_text = std::to_string(rank), fd_text = std::to_string(fds[0]);
-      execl(program.c_str(), program.c_str(), rank_text.c_str(), fd_text.c_str(), seed.c_str(),
-            static_cast<char*>(nullptr));
+      execl(program.c_str(), program.c_str(), rank_text.c_str(), world_text.c_str(),
+            fd_text.c_str(), seed.c_str(), static_cast<char*>(nullptr));
       _exit(127);  // exec failed
     }
     close(fds[0]);
     ASSERT_EQ(write(fds[1], &id, sizeof id), ssize_t(sizeof id));
     close(fds[1]);
   }
-  for (int rank = 0; rank < 2; ++rank) {
+  for (int rank = 0; rank < world; ++rank) {
     int status = 0;
     ASSERT_EQ(waitpid(children[rank], &status, 0), children[rank]);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)

@@ -33,7 +33,7 @@
 
 namespace gpureduce::detail {
 
-// The kernels' parameter stays at 40 / 48 bytes (problem.cuh says what that was measured to buy).
+// The kernels' parameter stays at 40 / 48 bytes (docs/tuning.md, 'Kernel arguments').
 static_assert(sizeof(KernelArgs<Problem<float, float, float, sum_op_t<float, float>, float>>) == 40,
               "KernelArgs grew (problem.cuh: why it is kept small)");
 static_assert(
@@ -126,193 +126,250 @@ constexpr std::size_t flagged_state_bytes(std::int64_t grid) {
   return kFlaggedSlotsOffset + std::size_t(grid) * kWordsPerSlot<Accum> * sizeof(std::uint64_t);
 }
 
-template <class Rung, int BLOCK, class P>
-cudaError_t run_rung(const Request<P>& r) {
-  using In = typename P::In;
+// run_rung in steps: the block (rung_shape), the grid (plan_grid), where last_block's state lives
+// (last_block_state), then the plan, the size or the launches (fill_launch_plan, launch_rung).
+
+// The block, and how many of its kind fit an SM.
+struct RungShape {
+  int block_threads = 0;
+  int items_per_thread = 0;
+  std::size_t shared_bytes = 0;
+  std::int64_t useful_blocks = 1;               // blocks with work for this d_in
+  std::int64_t useful_blocks_any_alignment = 1;  // for an aligned d_in, the most: sizes the storage
+  int occupancy = 0;                             // resident blocks per SM
+};
+
+// cub_block: CUB's policy fixes the block and the tile, and CUB sizes its grid from the occupancy
+// of its own kernel; so do we, to get its grid exactly.
+template <int BLOCK, class P>
+cudaError_t cub_block_shape(const Request<P>& r, RungShape& s) {
   using Accum = typename P::Accum;
   using Op = typename P::Op;
-  constexpr bool kIsCub = std::is_same_v<Rung, CubBlockRung>;
-  const std::int64_t n = r.num_items;
-  const Pipeline pipeline = r.options.pipeline;
-
-  const ContextKey& context = r.context;
-  const int sms = r.facts.multiprocessors;
-  int occupancy = 0;
-  cudaError_t error = cudaSuccess;
-
-  int block_threads = r.options.block_threads;
-  std::size_t shared_bytes = 0;
-  std::int64_t useful_blocks = 1, useful_blocks_any_alignment = 1;
-  int items_per_thread = Rung::kLoadsPerThread;
-  const auto first_pass = reduce_input_kernel<Rung, BLOCK, P>;
-  if constexpr (kIsCub) {
-    CubPolicyInfo info;
-    error = check(cub_policy_info<Accum, Op>(info), "reading CUB's reduce policy");
-    if (error != cudaSuccess) return error;
-    if (block_threads != 0 && block_threads != info.block_threads)
-      return fail(cudaErrorInvalidValue,
-                  "gpureduce: cub_block runs CUB's policy and needs its block size "
-                  "(Options::block_threads = 0 or the policy's value, 256 on sm_90)");
-    if (info.block_threads != BLOCK)
-      return fail(cudaErrorInvalidValue,
-                  "gpureduce: cub_block is built for CUB's 256-thread policies; this device's "
-                  "CUB policy uses another block size");
-    block_threads = info.block_threads;
-    items_per_thread = info.tile_items / info.block_threads;
-    useful_blocks = useful_blocks_any_alignment =
-        n <= 0 ? 1 : (n + info.tile_items - 1) / info.tile_items;
-    // CUB sizes its grid from the occupancy of its own kernel; so do we, to get its grid exactly.
-    error = resident_blocks_per_sm(context, reinterpret_cast<const void*>(cub_first_pass_kernel<In, Accum, Op>),
-                                   block_threads, 0, occupancy);
-  } else {
-    shared_bytes = Rung::shared_bytes(block_threads, sizeof(Accum));
-    useful_blocks = Rung::max_useful_blocks(n, block_threads,
-                                            reinterpret_cast<std::uintptr_t>(r.d_in), sizeof(In));
-    // Temp storage is sized before the caller may know d_in: size for the aligned case, which
-    // has the most vectors and so the most blocks.
-    useful_blocks_any_alignment = Rung::max_useful_blocks(n, block_threads, 0, sizeof(In));
-    if constexpr (std::is_same_v<Rung, VectorizedRung>)
-      if (sizeof(In) <= 16 && 16 % sizeof(In) == 0)
-        items_per_thread = VectorizedRung::kVectorsInFlight * int(16 / sizeof(In));
-    error = resident_blocks_per_sm(context, reinterpret_cast<const void*>(first_pass), block_threads,
-                                   shared_bytes, occupancy);
-  }
+  CubPolicyInfo info;
+  const cudaError_t error = check(cub_policy_info<Accum, Op>(info), "reading CUB's reduce policy");
   if (error != cudaSuccess) return error;
-  if (pipeline == Pipeline::grid_sync && kIsCub) {
-    // Co-residency is about the kernel we launch, not CUB's (whose occupancy sized the grid).
-    int ours = 0;
-    error = resident_blocks_per_sm(context, reinterpret_cast<const void*>(first_pass), block_threads,
-                                   shared_bytes, ours);
+  if (r.options.block_threads != 0 && r.options.block_threads != info.block_threads)
+    return fail(cudaErrorInvalidValue,
+                "gpureduce: cub_block runs CUB's policy and needs its block size "
+                "(Options::block_threads = 0 or the policy's value, 256 on sm_90)");
+  if (info.block_threads != BLOCK)
+    return fail(cudaErrorInvalidValue,
+                "gpureduce: cub_block is built for CUB's 256-thread policies; this device's "
+                "CUB policy uses another block size");
+  const std::int64_t n = r.num_items;
+  s.block_threads = info.block_threads;
+  s.items_per_thread = info.tile_items / info.block_threads;
+  s.useful_blocks = s.useful_blocks_any_alignment =
+      n <= 0 ? 1 : (n + info.tile_items - 1) / info.tile_items;
+  return resident_blocks_per_sm(
+      r.context, reinterpret_cast<const void*>(cub_first_pass_kernel<typename P::In, Accum, Op>),
+      s.block_threads, 0, s.occupancy);
+}
+
+// Every other rung: the caller's (or the policy's) block, sized by the rung.
+template <class Rung, int BLOCK, class P>
+cudaError_t rung_block_shape(const Request<P>& r, RungShape& s) {
+  using In = typename P::In;
+  const std::int64_t n = r.num_items;
+  s.block_threads = r.options.block_threads;
+  s.items_per_thread = Rung::kLoadsPerThread;
+  s.shared_bytes = Rung::shared_bytes(s.block_threads, sizeof(typename P::Accum));
+  s.useful_blocks = Rung::max_useful_blocks(n, s.block_threads,
+                                            reinterpret_cast<std::uintptr_t>(r.d_in), sizeof(In));
+  // Temp storage is sized before the caller may know d_in: size for the aligned case, which
+  // has the most vectors and so the most blocks.
+  s.useful_blocks_any_alignment = Rung::max_useful_blocks(n, s.block_threads, 0, sizeof(In));
+  if constexpr (std::is_same_v<Rung, VectorizedRung>)
+    if (sizeof(In) <= 16 && 16 % sizeof(In) == 0)
+      s.items_per_thread = VectorizedRung::kVectorsInFlight * int(16 / sizeof(In));
+  return resident_blocks_per_sm(r.context,
+                                reinterpret_cast<const void*>(reduce_input_kernel<Rung, BLOCK, P>),
+                                s.block_threads, s.shared_bytes, s.occupancy);
+}
+
+template <class Rung, int BLOCK, class P>
+cudaError_t rung_shape(const Request<P>& r, RungShape& s) {
+  cudaError_t error = cudaSuccess;
+  if constexpr (std::is_same_v<Rung, CubBlockRung>) {
+    error = cub_block_shape<BLOCK>(r, s);
     if (error != cudaSuccess) return error;
-    occupancy = ours < occupancy ? ours : occupancy;
+    if (r.options.pipeline == Pipeline::grid_sync) {
+      // Co-residency is about the kernel we launch, not CUB's (whose occupancy sized the grid).
+      int ours = 0;
+      error = resident_blocks_per_sm(
+          r.context, reinterpret_cast<const void*>(reduce_input_kernel<Rung, BLOCK, P>),
+          s.block_threads, s.shared_bytes, ours);
+      if (error != cudaSuccess) return error;
+      s.occupancy = ours < s.occupancy ? ours : s.occupancy;
+    }
+  } else {
+    error = rung_block_shape<Rung, BLOCK>(r, s);
+    if (error != cudaSuccess) return error;
   }
-  if (occupancy < 1)
+  if (s.occupancy < 1)
     return fail(cudaErrorInvalidValue,
                 "gpureduce: this strategy's kernel cannot run with the requested block size on "
                 "this device (occupancy 0)");
+  return cudaSuccess;
+}
 
-  // grid_sync needs every block resident at once: at most one wave, whatever the strategy's policy.
-  const int waves = pipeline == Pipeline::grid_sync ? 1 : policy_for(r.options.strategy).waves;
-  std::int64_t cap = std::int64_t(occupancy) * sms * waves;
-  // automatic's one-block, cluster, zeroed last_block and captured two_kernel plans launch the
-  // kernel built for their shape (the first pass, for two_kernel), where there is one for this
-  // block size: same rung, same arguments, same bits, fewer instructions. The grid was sized
-  // above from the general kernel's occupancy, as before.
-  auto kernel = first_pass;
+// The kernel of the first (or only) launch. automatic's one-block, cluster, last_block and
+// captured two_kernel plans run the kernel built for their shape where one is built for this
+// block size: same rung, arguments and bits, fewer instructions (kernels.cuh). The grid is still
+// sized from the general kernel's occupancy.
+template <class Rung, int BLOCK, class P>
+auto first_launch_kernel(const Request<P>& r, int block_threads) -> void (*)(KernelArgs<P>) {
+  void (*kernel)(KernelArgs<P>) = reduce_input_kernel<Rung, BLOCK, P>;
   if constexpr (std::is_same_v<Rung, VectorizedRung>)
     if (auto shaped = shape_kernel_for<Rung, P>(r.shape, block_threads)) kernel = shaped;
-  if (r.half_room_grid) {  // the zeroed streaming plan: half the room of the kernel we launch
+  return kernel;
+}
+
+// The most blocks the grid may have: waves of resident blocks (one for grid_sync, whose blocks
+// must all be resident at once), then whatever lowers it: automatic's zeroed streaming rule (half
+// the room of `kernel`, the one launched: policy.hpp), one cluster of `kernel`, the caller's
+// grid_blocks, automatic's grid rule.
+template <class P>
+cudaError_t grid_cap(const Request<P>& r, const RungShape& s, const void* kernel,
+                     std::int64_t& cap) {
+  const Pipeline pipeline = r.options.pipeline;
+  const int sms = r.facts.multiprocessors;
+  const int waves = pipeline == Pipeline::grid_sync ? 1 : policy_for(r.options.strategy).waves;
+  cap = std::int64_t(s.occupancy) * sms * waves;
+  if (r.half_room_grid) {
     int room = 0;
-    error = resident_blocks_per_sm(context, reinterpret_cast<const void*>(kernel), block_threads,
-                                   shared_bytes, room);
+    const cudaError_t error =
+        resident_blocks_per_sm(r.context, kernel, s.block_threads, s.shared_bytes, room);
     if (error != cudaSuccess) return error;
     const std::int64_t half_room =
         std::int64_t(automatic_streaming_zeroed_blocks_per_sm(room)) * sms;
     if (half_room < cap) cap = half_room;
   }
-  if (pipeline == Pipeline::cluster) {  // the grid is one cluster (of the kernel we launch)
+  if (pipeline == Pipeline::cluster) {
     int cluster_cap = 0;
-    error = max_cluster_blocks(context, reinterpret_cast<const void*>(kernel), block_threads,
-                               shared_bytes, cluster_cap);
+    const cudaError_t error =
+        max_cluster_blocks(r.context, kernel, s.block_threads, s.shared_bytes, cluster_cap);
     if (error != cudaSuccess) return error;
     if (cluster_cap < cap) cap = cluster_cap < 1 ? 1 : cluster_cap;
   }
   if (r.options.grid_blocks > 0 && r.options.grid_blocks < cap) cap = r.options.grid_blocks;
-  if (r.automatic_grid && n > 0) {
-    const std::int64_t target = automatic_grid_target(std::uint64_t(n) * sizeof(In));
+  if (r.automatic_grid && r.num_items > 0) {
+    const std::int64_t target =
+        automatic_grid_target(std::uint64_t(r.num_items) * sizeof(typename P::In));
     if (target < cap) cap = target;
   }
-  const auto clamp_grid = [&](std::int64_t useful) {
-    if (n == 0) return std::int64_t(1);
-    const std::int64_t g = useful < cap ? useful : cap;
-    return g < 1 ? std::int64_t(1) : g;
-  };
-  const std::int64_t grid = clamp_grid(useful_blocks);
-  const std::int64_t sizing_grid = clamp_grid(useful_blocks_any_alignment);
+  return cudaSuccess;
+}
+
+// The blocks with work, at most `cap`, at least one (an empty input launches one block).
+inline std::int64_t clamp_grid(std::int64_t n, std::int64_t useful, std::int64_t cap) {
+  if (n == 0) return 1;
+  const std::int64_t grid = useful < cap ? useful : cap;
+  return grid < 1 ? 1 : grid;
+}
+
+struct GridPlan {
+  std::int64_t grid = 1;  // launched
+  std::size_t temp_bytes = 0;  // sized for the grid of an aligned d_in
+};
+
+template <class Rung, class P>
+cudaError_t plan_grid(const Request<P>& r, const RungShape& s, const void* kernel, GridPlan& g) {
+  std::int64_t cap = 0;
+  const cudaError_t error = grid_cap(r, s, kernel, cap);
+  if (error != cudaSuccess) return error;
+  g.grid = clamp_grid(r.num_items, s.useful_blocks, cap);
+  const std::int64_t sizing_grid = clamp_grid(r.num_items, s.useful_blocks_any_alignment, cap);
   // Kernels find the scratch from gridDim (temp_layout.cuh): a rung with scratch must launch the
   // grid that sized the storage (true of every such rung: their grid ignores d_in's alignment).
-  if (Rung::kUsesGlobalScratch && grid != sizing_grid)
+  if (Rung::kUsesGlobalScratch && g.grid != sizing_grid)
     return fail(cudaErrorInvalidValue,
                 "gpureduce: internal error: a scratch rung's grid depends on d_in");
-  const std::size_t temp_bytes =
-      temp_storage_total(sizing_grid, block_threads, sizeof(Accum), Rung::kUsesGlobalScratch);
-  const bool uses_counter =
-      (pipeline == Pipeline::last_block || pipeline == Pipeline::atomic) && grid > 1;
-  // last_block combines 4-byte integer sums through the counted word (counted_sum.cuh), which
-  // publishes no partial; the flagged slots serve the other accumulators they fit.
-  const bool counted = pipeline == Pipeline::last_block && uses_counted_sum<Op, Accum>(grid);
-  const bool flagged = pipeline == Pipeline::last_block && grid > 1 && !counted &&
-                       grid <= kFlaggedSlotCapacity && kFlaggable<Accum> &&
-                       Rung::kReadsPartialsByIndex;
-  // One block waits for nobody: launched plainly, its epilogue skips the barrier.
-  const bool cooperative = pipeline == Pipeline::grid_sync && grid > 1;
-  const unsigned cluster_blocks = pipeline == Pipeline::cluster && grid > 1 ? unsigned(grid) : 0u;
-  // The state that must be zero when the kernel starts: the control block, and the slots this
-  // grid uses when they carry the partials.
-  const std::size_t state_bytes =
-      flagged ? flagged_state_bytes<Accum>(grid) : sizeof(ControlBlock);
+  g.temp_bytes = temp_storage_total(sizing_grid, s.block_threads, sizeof(typename P::Accum),
+                                    Rung::kUsesGlobalScratch);
+  return cudaSuccess;
+}
+
+// The state a last_block or atomic kernel needs zero when it starts, and where it lives: in the
+// caller's storage (zeroed by the caller once, or by this call), or in a slot of the library's
+// that the captured graph or the stream owns and every reduction leaves zero (docs/design.md).
+struct LastBlockState {
+  bool counted = false;        // 4-byte integer sums meet in one counted word (counted_sum.cuh)
+  bool flagged = false;        // partials travel in flagged slots (flagged_slots.cuh)
+  std::size_t bytes = 0;       // the control block, and this grid's slots when flagged
+  bool graph_owned = false;    // graph_owned_state.hpp
+  bool stream_owned = false;   // stream_owned_state.hpp
+  bool zero_per_call = false;  // the caller's storage, zeroed first (zero_state_for_call)
+};
+
+template <class Rung, class P>
+LastBlockState last_block_state(const Request<P>& r, std::int64_t grid) {
+  using Accum = typename P::Accum;
   static_assert(sizeof(ControlBlock) % sizeof(std::uint64_t) == 0);
-  // Whether all of that state fits one slot of the library's (graph- or stream-owned): the counted
-  // word, or the ticket and flagged slots, and nothing in the caller's storage besides.
-  const bool state_fits_a_slot = (counted || flagged) && state_bytes <= kLargeSlotBytes;
-  // automatic's captured counted and flagged sums keep it in a slot the graph owns, zero when
-  // handed out and left zero by every reduction (graph_owned_state.hpp): nothing to zero per call.
+  const Pipeline pipeline = r.options.pipeline;
+  const std::int64_t n = r.num_items;
+  LastBlockState st;
+  // The counted word publishes no partial; the flagged slots serve the other accumulators they fit.
+  st.counted = pipeline == Pipeline::last_block && uses_counted_sum<typename P::Op, Accum>(grid);
+  st.flagged = pipeline == Pipeline::last_block && grid > 1 && !st.counted &&
+               grid <= kFlaggedSlotCapacity && kFlaggable<Accum> && Rung::kReadsPartialsByIndex;
+  st.bytes = st.flagged ? flagged_state_bytes<Accum>(grid) : sizeof(ControlBlock);
+  // A library slot holds the counted word, or the ticket and flagged slots: all of the state.
+  const bool fits_a_slot = (st.counted || st.flagged) && st.bytes <= kLargeSlotBytes;
   const bool captured_last_block = r.rationale == rationale::kCapturedCountedSum ||
                                    r.rationale == rationale::kCapturedFlaggedSum;
-  const bool graph_owned = captured_last_block && state_fits_a_slot && n > 0;
-  // automatic's uncaptured plan keeps it in its stream's slot, likewise. reduce() chose that plan
-  // where the state fits the slot (stream_owned_state_fits); should it not, the caller's storage is
-  // zeroed per call instead: the same kernel and grid, so the same bits.
-  const bool stream_owned = r.rationale == rationale::kStreamOwned && state_fits_a_slot;
-  const bool zero_counter = uses_counter && !r.options.temp_storage_zeroed && n > 0 &&
-                            !graph_owned && !stream_owned;
-  const bool second_kernel = pipeline == Pipeline::two_kernel && n > 0 && grid > 1;
+  st.graph_owned = captured_last_block && fits_a_slot && n > 0;
+  // reduce() chose the stream's slot where the state fits it (stream_owned_state_fits); should it
+  // not, the caller's storage is zeroed per call: the same kernel and grid, so the same bits.
+  st.stream_owned = r.rationale == rationale::kStreamOwned && fits_a_slot;
+  const bool uses_counter =
+      (pipeline == Pipeline::last_block || pipeline == Pipeline::atomic) && grid > 1;
+  st.zero_per_call = uses_counter && !r.options.temp_storage_zeroed && n > 0 && !st.graph_owned &&
+                     !st.stream_owned;
+  return st;
+}
 
-  if (r.plan) {
-    r.plan->strategy = r.options.strategy;
-    r.plan->pipeline = pipeline;
-    r.plan->block_threads = block_threads;
-    r.plan->grid_blocks = int(grid);
-    r.plan->items_per_thread = items_per_thread;
-    r.plan->launches = 1 + int(zero_counter) + int(second_kernel);
-    r.plan->temp_storage_bytes = temp_bytes;
-    r.plan->rationale = r.rationale;
-    return cudaSuccess;
-  }
-  if (r.d_temp_storage == nullptr) {
-    *r.temp_storage_bytes = temp_bytes;
-    return cudaSuccess;
-  }
-  if (*r.temp_storage_bytes < temp_bytes) return fail(cudaErrorInvalidValue, kTempTooSmall);
+inline bool needs_second_kernel(Pipeline pipeline, std::int64_t n, std::int64_t grid) {
+  return pipeline == Pipeline::two_kernel && n > 0 && grid > 1;
+}
 
-  auto* base = static_cast<unsigned char*>(r.d_temp_storage);
-  if (graph_owned) {
-    error = acquire_graph_owned_slot(r.stream, r.context, state_bytes, &base);
+template <class P>
+void fill_launch_plan(const Request<P>& r, const RungShape& s, const GridPlan& g,
+                      const LastBlockState& st) {
+  LaunchPlan& plan = *r.plan;
+  plan.strategy = r.options.strategy;
+  plan.pipeline = r.options.pipeline;
+  plan.block_threads = s.block_threads;
+  plan.grid_blocks = int(g.grid);
+  plan.items_per_thread = s.items_per_thread;
+  plan.launches = 1 + int(st.zero_per_call) +
+                  int(needs_second_kernel(r.options.pipeline, r.num_items, g.grid));
+  plan.temp_storage_bytes = g.temp_bytes;
+  plan.rationale = r.rationale;
+}
+
+// Where the kernels find their state: the caller's temp storage, or the graph's or stream's slot.
+template <class P>
+cudaError_t state_base(const Request<P>& r, const LastBlockState& st, unsigned char*& base) {
+  base = static_cast<unsigned char*>(r.d_temp_storage);
+  if (st.graph_owned) {
+    const cudaError_t error = acquire_graph_owned_slot(r.stream, r.context, st.bytes, &base);
     if (error != cudaSuccess) return error;
   }
-  if (stream_owned && r.stream_state == nullptr)
+  if (st.stream_owned && r.stream_state == nullptr)
     return fail(cudaErrorInvalidValue, "gpureduce: internal error: no stream state to launch on");
-  if (stream_owned) base = r.stream_state;
-  const KernelArgs<P> args{r.d_in,    r.d_out,   n, base, r.init, r.op,
-                           r.fold_init, std::uint8_t(pipeline), flagged};
-  bool pdl = false;
-  error = pdl_allowed(r.context.device, r.facts, reinterpret_cast<const void*>(first_pass), pdl);
-  if (error != cudaSuccess) return error;
-  if (zero_counter) {
-    error = zero_state_for_call(base, state_bytes, r.stream, pdl);
-    if (error != cudaSuccess) return error;
-  }
-  error = launch_checked(kernel,
-                         LaunchShape{unsigned(grid), unsigned(block_threads), shared_bytes,
-                                     r.stream, cooperative, pdl, cluster_blocks},
-                         cooperative ? "gpureduce: launching the reduction kernel cooperatively"
-                                     : "gpureduce: launching the reduction kernel",
-                         "gpureduce: after launching the reduction kernel", args);
-  if (error != cudaSuccess || !second_kernel) return error;
+  if (st.stream_owned) base = r.stream_state;
+  return cudaSuccess;
+}
+
+// two_kernel's second kernel: one block folds the partials, or, in automatic's captured plan with
+// no more partials than one block's threads, one warp (kernels.cuh, partials_in_warp_kernel_for).
+template <class Rung, int BLOCK, class P>
+cudaError_t launch_second_pass(const Request<P>& r, const KernelArgs<P>& args,
+                               const RungShape& s, std::int64_t grid, bool pdl) {
   if constexpr (std::is_same_v<Rung, VectorizedRung>) {
-    // automatic's captured two_kernel plan: one warp folds, when the grid fits one block's worth.
-    if (r.shape == ShapeKernel::two_kernel && grid <= block_threads) {
-      if (auto in_warp = partials_in_warp_kernel_for<Rung, P>(block_threads))
+    if (r.shape == ShapeKernel::two_kernel && grid <= s.block_threads) {
+      if (auto in_warp = partials_in_warp_kernel_for<Rung, P>(s.block_threads))
         return launch_checked(in_warp,
                               LaunchShape{1u, unsigned(kWarpThreads), 0, r.stream, false, pdl},
                               "gpureduce: launching the partials kernel",
@@ -320,10 +377,66 @@ cudaError_t run_rung(const Request<P>& r) {
     }
   }
   return launch_checked(reduce_partials_kernel<Rung, BLOCK, P>,
-                        LaunchShape{1u, unsigned(block_threads), shared_bytes, r.stream, false,
+                        LaunchShape{1u, unsigned(s.block_threads), s.shared_bytes, r.stream, false,
                                     pdl},
                         "gpureduce: launching the partials kernel",
                         "gpureduce: after launching the partials kernel", args, int(grid));
+}
+
+// The launches: the per-call zeroing where there is one, the reduction kernel, two_kernel's second.
+template <class Rung, int BLOCK, class P>
+cudaError_t launch_rung(const Request<P>& r, const RungShape& s, const GridPlan& g,
+                        const LastBlockState& st, void (*kernel)(KernelArgs<P>)) {
+  const Pipeline pipeline = r.options.pipeline;
+  unsigned char* base = nullptr;
+  cudaError_t error = state_base(r, st, base);
+  if (error != cudaSuccess) return error;
+  const KernelArgs<P> args{r.d_in,      r.d_out, r.num_items,           base,
+                           r.init,      r.op,    r.fold_init,           std::uint8_t(pipeline),
+                           st.flagged};
+  bool pdl = false;
+  error = pdl_allowed(r.context.device, r.facts,
+                      reinterpret_cast<const void*>(reduce_input_kernel<Rung, BLOCK, P>), pdl);
+  if (error != cudaSuccess) return error;
+  if (st.zero_per_call) {
+    error = zero_state_for_call(base, st.bytes, r.stream, pdl);
+    if (error != cudaSuccess) return error;
+  }
+  // One block waits for nobody: launched plainly, its epilogue skips the barrier.
+  const bool cooperative = pipeline == Pipeline::grid_sync && g.grid > 1;
+  const unsigned cluster_blocks =
+      pipeline == Pipeline::cluster && g.grid > 1 ? unsigned(g.grid) : 0u;
+  error = launch_checked(kernel,
+                         LaunchShape{unsigned(g.grid), unsigned(s.block_threads), s.shared_bytes,
+                                     r.stream, cooperative, pdl, cluster_blocks},
+                         cooperative ? "gpureduce: launching the reduction kernel cooperatively"
+                                     : "gpureduce: launching the reduction kernel",
+                         "gpureduce: after launching the reduction kernel", args);
+  if (error != cudaSuccess || !needs_second_kernel(pipeline, r.num_items, g.grid)) return error;
+  return launch_second_pass<Rung, BLOCK>(r, args, s, g.grid, pdl);
+}
+
+// One reduction with this rung: its plan, then LaunchPlan, the temp-storage size or the launches.
+template <class Rung, int BLOCK, class P>
+cudaError_t run_rung(const Request<P>& r) {
+  RungShape shape;
+  cudaError_t error = rung_shape<Rung, BLOCK>(r, shape);
+  if (error != cudaSuccess) return error;
+  const auto kernel = first_launch_kernel<Rung, BLOCK>(r, shape.block_threads);
+  GridPlan grid;
+  error = plan_grid<Rung>(r, shape, reinterpret_cast<const void*>(kernel), grid);
+  if (error != cudaSuccess) return error;
+  const LastBlockState state = last_block_state<Rung>(r, grid.grid);
+  if (r.plan) {
+    fill_launch_plan(r, shape, grid, state);
+    return cudaSuccess;
+  }
+  if (r.d_temp_storage == nullptr) {
+    *r.temp_storage_bytes = grid.temp_bytes;
+    return cudaSuccess;
+  }
+  if (*r.temp_storage_bytes < grid.temp_bytes) return fail(cudaErrorInvalidValue, kTempTooSmall);
+  return launch_rung<Rung, BLOCK>(r, shape, grid, state, kernel);
 }
 
 template <class Rung, class P, int... Sizes>
@@ -369,14 +482,9 @@ using accum_t = std::decay_t<std::invoke_result_t<Op, Init, In>>;
 
 // automatic's one-block plan, launched: what run_rung does for it (the same kernel, arguments,
 // shared memory, temp-storage check and PDL choice; a grid of one needs no occupancy, grid cap,
-// counter or second kernel), without run_rung's general machinery. Why a path of its own: per
-// call at these sizes the host time before the launch is on the GPU's critical path, since the
-// device is idle until the launch arrives. On an H200 (probe runs 23-24,
-// benchmark/results/h200-2026-11-22l-probe.txt), 4096 ints paired with CUB call by call: the
-// one-block kernel launched directly took 0.97-0.99x CUB's time, with cudaGetDevice and
-// cudaGetLastError around the launch 0.98-0.99x, through DeviceReduce::Sum 1.004-1.020x; through
-// this path 0.995-1.004x (run 24b, the two builds alternated). What is left over the direct launch
-// is validation and plan resolution in reduce().
+// counter or second kernel), without run_rung's general machinery. At these sizes the device is
+// idle until the launch arrives, so host time before it is on the critical path: this path took
+// a 4096-int call from 1.01x to 1.00x CUB's time (docs/tuning.md, 'One-block launch path').
 template <class P>
 cudaError_t launch_single_block(void (*kernel)(KernelArgs<P>), const KernelArgs<P>& args,
                                 std::size_t temp_storage_bytes, int block_threads, int device,
@@ -526,9 +634,8 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
       // Inside a stream capture the cooperative launch costs more than a second launch
       // (policy.hpp). Only for automatic's own strategy, whose grid is one wave either way: the
       // plan keeps its grid, and so its bits and its temp storage size, captured or not. Asked
-      // here, where the answer can change the launch, and not for one block (launched plainly
-      // either way): the query is 0.055 us of host time before the launch, ~1% of a 4K-item call
-      // (H200, probe run 14, benchmark/results/h200-2026-11-22g-probe.txt).
+      // only where the answer can change the launch, so not for one block (docs/tuning.md,
+      // 'Capture query').
       bool capturing = false;
       if (automatic_strategy && rationale != rationale::kSingleBlock) {
         error = stream_is_capturing(stream, capturing);

@@ -3,14 +3,13 @@
 //
 // Why: last_block needs its state zero when the kernel starts: the counted word of integer sums,
 // the ticket and flagged slots of float sums. Default Options make no promise about the caller's
-// storage, so inside a capture a zeroing kernel ran before every reduction (pipeline/arm.cuh) or,
-// for floats, two_kernel ran instead: a second kernel in the graph either way (the zeroing kernel
-// cost ~0.5 us per reduction). But that state needs zeroing only once: each reduction leaves it
-// zero (the last block re-arms the ticket and the word after every other block is done with them,
-// and clears each flagged slot as it reads it). So a captured call takes state of its own, zero
-// when handed out, and the graph holds it (a cudaUserObject) until the graph and every executable
-// made from it are gone; then the state, zero again, goes back to its context's pool (slot_pool.hpp) for the next
-// capture.
+// storage, so inside a capture that meant a second kernel per reduction (a zeroing kernel, or
+// two_kernel's fold). But each reduction leaves that state zero (the last block re-arms the ticket
+// and the word after every other block is done with them, and clears each flagged slot as it reads
+// it). So a captured call takes state of its own, zero when handed out, and the graph holds it (a
+// cudaUserObject) until the graph and every executable made from it are gone; then the state, zero
+// again, goes back to its context's pool (slot_pool.hpp). docs/design.md, 'Where last_block's
+// state lives'; docs/tuning.md, 'Captured integer sums' and 'Captured float sums'.
 //
 // The contract is the temp storage's: launches of one executable graph run one after another
 // (CUDA orders them), but two executable graphs instantiated from the same capture share its word,

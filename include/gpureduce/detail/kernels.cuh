@@ -76,24 +76,12 @@ __global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>, kMinBlocksFor<Rung, P>)
 }
 
 // Kernels built for the shape of `automatic`'s plans: one block (inputs up to 64 KiB), one cluster
-// (up to 256 KiB), on zeroed storage last_block, and inside a capture two_kernel's first pass
-// (below). Each reduces in the same order as reduce_input_kernel launched with the same Options, so
-// it gives the same bits (test_automatic.cu and test_graphs_streams.cu check it), with the block
-// size known at compile time and only its own epilogue: fewer instructions, and at these sizes the
-// instructions after one memory round trip are the time. On an H200 at 4096 floats (scratch,
-// 2026-11-22; issue 4's note), per reduction in a graph: a minimal one-block kernel 0.96 us,
-// reduce_input_kernel with one block 1.19 us, CUB's single-tile kernel 1.24 us; per call between
-// events, the minimal kernel 0.93x CUB and reduce_input_kernel 1.02x. reduce_one_block_kernel
-// below (304 SASS instructions for float sums, against 1000): 1.10 us in a graph, 1.01x CUB per
-// call (benchmark/results/h200-2026-11-22-automatic-sweep.txt). Per call, the library's host
-// work before the launch is most of what remains (H200, probe run 14,
-// benchmark/results/h200-2026-11-22g-probe.txt): launched directly this kernel ran 0.96-0.98x CUB
-// at 4096 floats, through the library 1.01-1.03x; the extra host time was cudaGetDevice
-// (0.037 us), the capture query (0.055 us; now asked only where it can change the launch) and
-// ~0.03 us of dispatch. With that and the smaller KernelArgs (problem.cuh): 0.99-1.00x (run 15).
-// Later runs put 4096 ints back at 1.009-1.020x, and the same kernel launched directly at
-// 0.98-0.99x (probe runs 23-24, benchmark/results/h200-2026-11-22l-probe.txt); dispatch now
-// launches this plan by a short path of its own (dispatch.cuh, launch_single_block).
+// (up to 256 KiB), last_block (on state that is zero), and inside a capture two_kernel's first
+// pass (below). Each reduces in the same order as reduce_input_kernel launched with the same
+// Options, so it gives the same bits (test_automatic.cu and test_graphs_streams.cu check it), with
+// the block size known at compile time and only its own epilogue: fewer instructions, and at these
+// sizes the instructions after one memory round trip are the time (docs/tuning.md, 'One-block
+// kernel', 'Shaped kernels').
 enum class ShapeKernel { none, one_block, cluster, last_block, two_kernel };
 
 template <class Rung, int BLOCK, class P>
@@ -108,14 +96,10 @@ __global__ void __launch_bounds__(BLOCK, 1) reduce_one_block_kernel(KernelArgs<P
   if (threadIdx.x == 0) write_result(args, total);
 }
 
-// automatic's many-block plans, each with only its own epilogue: one cluster, on zeroed storage
-// last_block with flagged slots, and inside a stream capture two_kernel's first pass (whose second
-// kernel stays reduce_partials_kernel). The three kernels below share this body.
-//
-// The first pass for two_kernel: inside graphs on an H200, against reduce_input_kernel with the
-// same grid, on the same buffers over three allocations (probe runs 33 and 35, benchmark/results/
-// h200-2026-11-22o-probe.txt), 2^20 doubles 3.31-3.33 -> 3.23-3.25 us per reduction, 2^18 doubles
-// 0.01-0.05 us less, 2^16 doubles the same; floats from 2^18 to 2^22 within +-0.03 us, no sign.
+// automatic's many-block plans, each with only its own epilogue: one cluster, last_block with
+// flagged slots (or the counted word), and inside a stream capture two_kernel's first pass (whose
+// second kernel is reduce_partials_kernel or reduce_partials_in_warp_kernel). The three kernels
+// below share this body.
 template <class Rung, int BLOCK, class P, ShapeKernel kShape>
 __device__ __forceinline__ void reduce_shaped_grid(const KernelArgs<P>& args) {
   using Accum = typename P::Accum;
@@ -123,9 +107,7 @@ __device__ __forceinline__ void reduce_shaped_grid(const KernelArgs<P>& args) {
   Accum* shared = dynamic_shared<P>();
   // An empty input reaches here only as one block (dispatch launches one for it), and the rung
   // loads nothing then, so both rare cases are one test after the data rather than a test on
-  // num_items ahead of the first load: in graphs at 2^18-2^22 floats the two tests, placed as
-  // reduce_input_kernel places them, cost 0.03-0.04 us per reduction (probe run 39,
-  // benchmark/results/h200-2026-11-22r-probe.txt).
+  // num_items ahead of the first load (docs/tuning.md, 'Tests after the data').
   const Accum partial = Rung::template reduce<BLOCK, Accum>(
       InputReader<typename P::In, Accum>{args.d_in}, args.num_items, std::int64_t(blockIdx.x),
       std::int64_t(gridDim.x), args.op, shared, static_cast<Accum*>(nullptr));
@@ -146,12 +128,10 @@ __global__ void __launch_bounds__(BLOCK, 1) reduce_cluster_kernel(KernelArgs<P> 
   reduce_shaped_grid<Rung, BLOCK, P, ShapeKernel::cluster>(args);
 }
 
-// On an H100 (graph probe run 4, 2026-11-22), per reduction against reduce_input_kernel with the
-// same Options: 2.14 / 2.23 us at 2^16 floats (32 x 256), 2.82 / 2.90 at 2^20 (128 x 256),
-// 4.42 / 4.51 at 2^22, 2.29 / 2.40 at 2^16 doubles. No minimum-blocks bound, on purpose: with
-// one (even 1) ptxas gives it 40 registers instead of 32 for float and double sums, so 3 blocks
-// of 512 threads fit an SM instead of 4, and the zeroed streaming grid, half of that room
-// (policy.hpp), would be one block per SM instead of two: 2-4% slower inside graphs.
+// No minimum-blocks bound, on purpose: with one (even 1) ptxas gives it 40 registers instead of
+// 32 for float and double sums, so 3 blocks of 512 threads fit an SM instead of 4, and the zeroed
+// streaming grid, half of that room, would be one block per SM instead of two (docs/tuning.md,
+// 'Zeroed streaming grid').
 template <class Rung, int BLOCK, class P>
 __global__ void __launch_bounds__(BLOCK) reduce_last_block_kernel(KernelArgs<P> args) {
   reduce_shaped_grid<Rung, BLOCK, P, ShapeKernel::last_block>(args);
@@ -214,10 +194,8 @@ __global__ void __launch_bounds__(kWarpThreads, 1)
 
 // reduce_partials_in_warp_kernel for a first pass of `block_threads` threads, where one is built:
 // the block sizes shape_kernel_for builds, rungs that fold partials one per thread, and 4-byte
-// accumulators. Inside graphs on an H200, against reduce_partials_kernel after the same first pass
-// on the same buffers (probe run 46, benchmark/results/h200-2026-11-22r-probe.txt): 0.03-0.11 us
-// less per reduction for floats from 2^16 to 2^22 and for ints at 2^20, but 0.12-0.23 us more for
-// doubles at 2^18 and 2^20, whose shuffles move two words each (twice the one warp's shuffles).
+// accumulators. Faster than a block for 4-byte partials, slower for 8-byte ones, whose shuffles
+// move two words each (docs/tuning.md, 'Folding partials').
 template <class Rung, class P>
 auto partials_in_warp_kernel_for(int block_threads) -> void (*)(KernelArgs<P>, int) {
   if constexpr (!Rung::kFoldsPartialsOnePerThread || sizeof(typename P::Accum) != 4) {

@@ -15,8 +15,8 @@ namespace gpureduce::detail {
 // wait first thing, before touching memory, so no caller can tell the difference, except that
 // the launch latency overlaps the previous kernel's tail. launch_dependents then lets the next
 // PDL kernel start launching: it too must wait before reading what we write (that is the PDL
-// contract, and our own kernels keep it). Inside a CUDA graph of back-to-back reductions this
-// saved about 0.3 us per reduction on an H200 (scratch measurement, 2026-11-22); on a kernel launched
+// contract, and our own kernels keep it). It saves about 0.3 us per reduction in a graph of
+// back-to-back reductions (docs/tuning.md, 'Programmatic dependent launch'); on a kernel launched
 // without the attribute both instructions are no-ops.
 __device__ __forceinline__ void wait_for_previous_kernel_then_release_next() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -29,9 +29,8 @@ __device__ __forceinline__ void wait_for_previous_kernel_then_release_next() {
 // kernel, pipeline/arm.cuh): the next kernel may launch while this one still waits. The next
 // kernel's griddepcontrol.wait still waits for this one to complete, so the order is as correct;
 // what it changes is when the next kernel's blocks arrive. A reduction kernel keeps the order
-// above: triggered first, it cost 0.8 us per reduction at 2^20 items inside graphs (probe run 29,
-// benchmark/results/h200-2026-11-22l-probe.txt), its dependents' blocks arriving while it still
-// had its data to read.
+// above: triggered first, its dependents' blocks arrived while it still had its data to read
+// (docs/tuning.md, 'Programmatic dependent launch').
 __device__ __forceinline__ void release_next_then_wait_for_previous_kernel() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");

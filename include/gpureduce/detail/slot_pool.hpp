@@ -18,9 +18,10 @@
 
 namespace gpureduce::detail {
 
-// Slot sizes: a 128-byte line of its own for a counted word (so no two reductions' atomics meet on
-// a line), 8 KiB for a ticket and the flagged slots of a grid of up to about a thousand blocks of
-// 4-byte partials (temp_layout.cuh; automatic's captured float plans have at most 512).
+// Slot sizes (chosen, not measured): a 128-byte line of its own for a counted word (so no two
+// reductions' atomics meet on a line), 8 KiB for a ticket and the flagged slots of a grid of up to
+// about a thousand blocks of 4-byte partials (temp_layout.cuh; automatic's captured float plans
+// have at most 512).
 inline constexpr std::size_t kSmallSlotBytes = 128;
 inline constexpr std::size_t kLargeSlotBytes = std::size_t(8) << 10;
 inline constexpr std::size_t kSlotChunkBytes = std::size_t(64) << 10;

@@ -1,26 +1,21 @@
 // State an uncaptured reduction keeps in memory the library holds for its stream, instead of the
 // caller's temp storage (compiled once into the library: src/stream_owned_state.cpp).
 //
-// Why: last_block needs its state zero when the kernel starts (the counted word of 4-byte integer
-// sums; the ticket and flagged slots of the others), and default Options promise nothing about the
-// caller's storage. So per call `automatic` zeroed it with a memset (a second operation on the
-// stream) or, where the device launches cooperatively, ran grid_sync instead (nothing to zero, but
-// a cooperative launch and a grid barrier). Yet that state needs zeroing only once: every
-// reduction leaves it zero (graph_owned_state.hpp says how). Reductions enqueued on one stream run
-// one after another, and each kernel waits for its predecessor to complete before it touches the
-// state (launch.cuh: griddepcontrol.wait comes first, and a launch without PDL waits anyway), so
-// one slot per stream serves every reduction enqueued on it, of any type and grid. Streams never
-// share a slot, so reductions on different streams may overlap. (This is the ordering zeroed temp
-// storage reused across calls on one stream already relies on: a kernel the caller launches in
-// between with PDL and without griddepcontrol.wait could let our next kernel start before our last
-// one ends, as it could there.)
+// Why: last_block needs its state zero when the kernel starts, default Options promise nothing
+// about the caller's storage, and zeroing it per call costs a second operation (or, instead,
+// grid_sync's cooperative launch). But every reduction leaves that state zero, and reductions on
+// one stream run one after another, each kernel waiting for its predecessor before it touches the
+// state (launch.cuh), so one slot per stream serves every reduction enqueued on it, of any type and
+// grid; streams never share one. docs/design.md, 'Where last_block's state lives', says more, and
+// docs/tuning.md, 'Stream-owned state', what it saves.
 //
 // A slot is drawn from the context's pool of zeroed slots (slot_pool.hpp) the first time a stream
 // needs one, keyed by (context, cudaStreamGetId), and kept until gpureduce::release_cached_state
 // or the context's end: CUDA says nothing when a stream is destroyed, so a slot cannot be known
 // free again. At most kStreamOwnedSlotsPerContext streams per context get one (8 KiB each, 2 MiB
-// in all); a reduction on any further stream takes the plan it took before slots existed
-// (grid_sync, or last_block with a memset), with the same grid and bits.
+// in all: a bound on memory, not a measurement); a reduction on any further stream takes the plan
+// it took before slots existed (grid_sync, or last_block with a memset), with the same grid and
+// bits.
 #pragma once
 
 #include <cstddef>

@@ -69,13 +69,10 @@ cudaError_t cub_policy_info(CubPolicyInfo& info) {
 }
 
 struct CubBlockRung : RungDefaults<CubBlockRung> {
-  // CUB's DeviceReduceKernel<float> compiles to 32 registers on sm_90: 8 blocks of 256 threads per
-  // SM, and CUB sizes the grid from that. Left free, our kernel (CUB's body plus the last-block
-  // pass) took 40 registers, so 6 blocks per SM: the same grid in more waves, 5-13% slower than
-  // CUB from 10M to 16M floats (H200, benchmark/results 2026-11-21). For sums ask for CUB's
-  // occupancy (ptxas: 32 registers, no spills, for every shipped sum). Our NaN-aware Min/Max of
-  // 16-bit floats would spill ~1 KB at 32 registers, and left free take up to 145: they get 64
-  // (4 blocks per SM, the bound they had at 1024 threads), no spills.
+  // CUB sizes the grid for its kernel's 8 blocks of 256 threads per SM (32 registers); left free,
+  // ours took 40 registers (6 blocks): the same grid in more waves, slower. Sums ask for CUB's
+  // occupancy; the NaN-aware Min/Max of 16-bit floats would spill there and get 4 blocks, 64
+  // registers (docs/tuning.md, 'cub_block occupancy').
   template <class Op>
   static constexpr int min_blocks_per_sm() { return is_sum_op_v<Op> ? 8 : 4; }
   static std::size_t shared_bytes(int, std::size_t) { return 0; }  // CUB's TempStorage is static

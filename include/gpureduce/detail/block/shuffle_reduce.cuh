@@ -66,9 +66,7 @@ __device__ __forceinline__ Accum block_reduce_shuffle(Accum value, int valid, Op
 // block_reduce_shuffle for a block whose every thread holds a value (blockDim.x a multiple of 32,
 // as every block size here is): the same adds in the same order for thread 0 (warp_reduce_full
 // says why), without the first stage's lane tests. Why it exists: those tests are on every block's
-// path after its last load, and at 2^20 floats inside graphs this tree took 0.02-0.03 us off a
-// reduction, 0.04-0.08 us for doubles (probe run 37, benchmark/results/
-// h200-2026-11-22o-probe.txt; same buffers, six placements).
+// path after its last load (docs/tuning.md, 'Full blocks').
 template <class Accum, class Op>
 __device__ __forceinline__ Accum block_reduce_shuffle_full(Accum value, Op op, Accum* warp_totals) {
   const int tid = int(threadIdx.x);

@@ -28,8 +28,8 @@ struct RunningFold {
 };
 
 struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
-  // Four 16-byte loads in flight per thread: the DESIGN.md prototype's choice (0.97-1.00x CUB from
-  // 16M floats up on an H200); issue 4 revisits it with measurements.
+  // Four 16-byte loads in flight per thread: enough for CUB's bandwidth; eight never won
+  // (docs/tuning.md, 'Vectors in flight').
   static constexpr int kVectorsInFlight = 4;
   static constexpr int kVectorBytes = 16;
   static constexpr int kLoadsPerThread = 1;  // for inputs that cannot be vectorised
@@ -52,7 +52,8 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
     const std::int64_t per_vector = std::int64_t(kVectorBytes / item_size);
     // Bytes up to the next 16-byte boundary (0 when aligned), then as items. In 32 bits and
     // unsigned: on the device this runs ahead of every block's first load, and the 64-bit signed
-    // form (a select and a signed division) was about 8 more dependent instructions there.
+    // form (a select and a signed division) was about 8 more dependent instructions there
+    // (docs/tuning.md, 'Full blocks').
     const unsigned to_boundary = unsigned(0u - unsigned(address)) % unsigned(kVectorBytes);
     std::int64_t head = std::int64_t(to_boundary / unsigned(item_size));
     head = head < n ? head : n;
@@ -96,13 +97,10 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
   // unguarded, then the ragged last batch (fewer vectors), also all in flight at once, since
   // one-at-a-time loads there cost a memory latency each, which is most of a small reduction.
   //
-  // The ragged batch sits behind one branch taken when it is empty. Without that branch every
-  // thread ran its guarded code even with nothing left to load, and that alone cost 0.12-0.15 us
-  // per reduction in graphs at 2^18-2^22 floats on an H200, 5% of the time (graph probe runs
-  // 9-10, benchmark/results/h200-2026-11-22d-graph-probe.txt). Why so much for ~60 instructions
-  // that load nothing is not understood. One loop for all batches, guarded, was worse: ptxas
-  // interleaved each load with its fold, one memory latency per vector (3.38 us against 2.54 at
-  // 2^20 floats in the last_block kernel); with clamped unguarded loads instead, 2.66-2.68.
+  // The ragged batch sits behind one branch taken when it is empty: without it every thread ran
+  // its guarded code with nothing left to load, 5% of a reduction in graphs. One loop for all
+  // batches, guarded, was worse: ptxas interleaved each load with its fold (docs/tuning.md, 'The
+  // ragged last batch').
   template <class Index, class Fold>
   __device__ __forceinline__ static void fold_strided_vectors(const uint4* vectors, Index first,
                                                               Index stride, Index count,
@@ -149,9 +147,8 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
       // Every thread holds a value exactly when this block has a whole block of vectors: block
       // 0's head and tail are shorter than a vector, so they never fill a block that its vectors
       // do not. One test on every block's path from its last load to its partial, where working
-      // out the prefix below took about 20 instructions. (Computing that prefix before the loads
-      // instead put those instructions ahead of the first load: 0.03 us slower for doubles in
-      // graphs at 2^20, probe run 41, benchmark/results/h200-2026-11-22r-probe.txt.)
+      // out the prefix below took about 20 instructions; computed before the loads, the prefix
+      // delayed the first load (docs/tuning.md, 'Full blocks').
       if (l.vectors >= (rank + 1) * threads) return block_reduce_shuffle_full(mine.value, op, shared);
       std::int64_t first_free = l.vectors - rank * threads;  // threads holding a vector
       first_free = first_free < 0 ? 0 : first_free;

@@ -2,11 +2,9 @@
 // Each block leaves its partial in its own shared memory, the cluster meets at its hardware
 // barrier, and block 0 reads the partials straight out of the other blocks' shared memory
 // (distributed shared memory) and folds them in index order. No global partials, no counter, no
-// cooperative launch: for inputs of 64-256 KiB, which 16 blocks read in one batch, it is the
-// cheapest way for blocks to meet. On an H200 at 65536 floats, 16 x 256 threads took 7.3 us per
-// call and 1.94 us per reduction in a graph, against 8.1 and 2.49 us for grid_sync and 7.5 and
-// 2.17 us for last_block on zeroed storage (scratch sweep, 2026-11-22); at 1 MiB grid_sync was
-// ahead again (more blocks read faster than 16 can).
+// cooperative launch: for inputs of 64-256 KiB, which 16 blocks read in one batch, it was the
+// cheapest way for blocks to meet on an H200; from 1 MiB more blocks read faster than 16 can
+// (docs/tuning.md, 'Cluster pipeline').
 #pragma once
 
 #include <cooperative_groups.h>

@@ -3,12 +3,8 @@
 // own atomic's return value. No partial is stored, no slot is read back, no barrier is needed.
 //
 // Why: the flagged slots (flagged_slots.cuh) still cost the last block two memory round trips
-// after its data (its ticket, then the slots) and a block-wide fold. Inside a CUDA graph of
-// back-to-back reductions on an H200 (probe run 17, benchmark/results/h200-2026-11-22i-probe.txt),
-// minimal probe kernels with the same read loop took, per reduction, 2.01 us with flagged slots
-// and 1.44 us with this word at 2^16 ints (32 x 256), and 2.40 / 1.81 us at 2^20 (128 x 256).
-// Through the library on zeroed storage (benchmark run h200-2026-11-22i, against -22h before it):
-// 1.44 us at 2^16 ints (was 1.98; CUB 2.48) and 1.92 us at 2^20 (was 2.56; CUB 2.98).
+// after its data (its ticket, then the slots) and a block-wide fold; this word took about 0.6 us
+// off a reduction in graphs (docs/tuning.md, 'Counted sums').
 //
 // Why it is exact, whatever order the blocks arrive in: the word holds
 //   count * 2^44 + S,

@@ -4,12 +4,8 @@
 //
 // Why: with the classic publication (store the partial, then a release fetch-add) every block
 // waits for its store to be acknowledged before its ticket is even sent, and the last block then
-// loads the partials: three L2 round trips in a row after the data is read. Inside a CUDA graph of
-// back-to-back reductions on an H100 (benchmark/results/h100-2026-11-22-graph-probe.txt), a
-// minimal probe kernel went from 2.84 to 2.37 us per reduction at 2^20 floats (128 x 256) and
-// from 2.24 to 1.85 us at 2^16 (64 x 256); reduce_input_kernel (runs 3-4) from 3.00 to 2.87 us at
-// 2^20 floats (128 x 256), 2.44 to 2.22 at 2^16 floats (32 x 256) and 2.68 to 2.44 at 2^16
-// doubles (46 x 256).
+// loads the partials: three L2 round trips in a row after the data is read. The slots took
+// 0.13-0.24 us off a reduction in graphs (docs/tuning.md, 'Flagged slots').
 //
 // Why it is correct: a block stores its slot before it takes its ticket, so when the last ticket
 // is drawn every slot store has been issued and will land; the last block spins on each slot
@@ -72,13 +68,10 @@ __device__ __forceinline__ void publish_flagged(std::uint64_t* slots, unsigned i
 //
 // An 8-byte partial is two words, stored one after the other, so a load can find the first word
 // there and the second not yet. Every missing word is re-loaded together, one round trip per
-// re-poll: waiting on the first word and only then on the second, as this did before, let a load
-// of the second word that had returned stale cost a round trip of its own. Inside graphs on an
-// H200 (probe run 31, benchmark/results/h200-2026-11-22o-probe.txt; three allocations, alternated)
-// the zeroed last_block kernel went from 2.24-2.25 to 2.15-2.16 us at 2^16 doubles, 2.43-2.45 to
-// 2.21-2.37 at 2^18 and 3.23-3.27 to 3.15-3.18 at 2^20. One word keeps the loop it had: the same
-// wait, and the 4-byte kernels' code stays byte-for-byte what was measured before (a loop of the
-// general shape changed it, and the shape of a spin loop has cost 0.1-0.3 us in probes 21 and 31).
+// re-poll: waiting on the first word and only then on the second let a stale load of the second
+// cost a round trip of its own. One word keeps the loop it had: the 4-byte kernels' code stays
+// what was measured, since the shape of a spin loop alone has cost 0.1-0.3 us (docs/tuning.md,
+// 'Flagged slots').
 template <class Accum>
 struct FlaggedPartialsReader {
   using value_type = Accum;

@@ -23,10 +23,7 @@ __device__ __forceinline__ typename P::Accum fold_partials_from(Reader read,
   // indices and no loop, into the same shuffle tree as the rung's fold (the same adds in the same
   // order, so the same bits). The general fold's 64-bit grid-stride loop and its bookkeeping were
   // about twice the instructions on the folding block's path, which inside graphs is the
-  // reduction's critical path: at 2^20 floats the library's flagged epilogue cost 0.12 us more
-  // per reduction than a minimal one with the same ticket and slots (probe run 39,
-  // benchmark/results/h200-2026-11-22r-probe.txt); with the data phase's trims of the same stop,
-  // 0.03-0.13 us came off the zeroed kernel at 2^16-2^22 floats (run 47).
+  // reduction's critical path (docs/tuning.md, 'Folding partials').
   if constexpr (Rung::kFoldsPartialsOnePerThread) {
     const int threads = BLOCK > 0 ? BLOCK : int(blockDim.x);
     if (count <= threads) {
@@ -38,9 +35,9 @@ __device__ __forceinline__ typename P::Accum fold_partials_from(Reader read,
   // The global_memory rung folds through the folding block's own scratch, which its own first pass
   // has finished with, whichever block folds. Block 0's, used before, is free only if block 0 is
   // done: true of every pipeline here, but not of the collector tried in 8a28981 (the block that
-  // started last folded while others still reduced; reverted, benchmark/results/
-  // h200-2026-11-22i-probe.txt), whose fold wrote over block 0's scratch (wrong sums under
-  // compute-sanitizer synccheck). `count` is the first pass's grid, which sized the storage (also
+  // started last folded while others still reduced; reverted: docs/tuning.md, 'Tried and not
+  // adopted'), whose fold wrote over block 0's scratch (wrong sums under compute-sanitizer
+  // synccheck). `count` is the first pass's grid, which sized the storage (also
   // in two_kernel's one-block second kernel, where gridDim.x is 1 and blockIdx.x 0).
   Accum* scratch = Rung::kUsesGlobalScratch
                        ? args.scratch(count) + std::int64_t(blockIdx.x) * blockDim.x
@@ -57,11 +54,9 @@ __device__ __forceinline__ typename P::Accum fold_partials_from(Reader read,
 // threads, without the block's barrier and shared-memory hand-over between the trees, and with
 // every partial's load in flight at once. Result on lane 0.
 //
-// Used by two_kernel's second kernel (reduce_partials_in_warp_kernel, where kernels.cuh gives its
-// measurements). Not by last_block's folding block: there it made the kernel slower inside graphs
-// (+0.07-0.28 us per reduction from 2^18 to 2^22, probe runs 45-46, benchmark/results/
-// h200-2026-11-22r-probe.txt), and its registers rose from 29 to 35 (ints) and 47 (doubles),
-// which the zeroed streaming grid's sizing cares about (policy.hpp).
+// Used by two_kernel's second kernel (reduce_partials_in_warp_kernel). Not by last_block's folding
+// block: there it made the kernel slower inside graphs and took more registers, which the zeroed
+// streaming grid's sizing cares about (docs/tuning.md, 'Folding partials').
 template <int BLOCK, class Reader, class Op>
 __device__ __forceinline__ typename Reader::value_type fold_partials_in_warp(const Reader& read,
                                                                              int count, Op op) {
@@ -73,9 +68,8 @@ __device__ __forceinline__ typename Reader::value_type fold_partials_in_warp(con
   Accum values[kVirtualWarps] = {};
   read.template read_strided<kVirtualWarps>(lane, kWarpThreads, count, values);
   // The virtual warps' trees level by level, all of them at each level, so that their shuffles
-  // are independent and issue back to back (tree by tree, each level waited on the one before:
-  // the two_kernel pair took 0.14-0.16 us more at 2^20 floats and 0.52-0.54 more at 2^22, probe
-  // run 45).
+  // are independent and issue back to back (tree by tree, each level waited on the one before,
+  // and the pair took 0.14-0.54 us more: docs/tuning.md, 'Folding partials').
 #pragma unroll
   for (int offset = kWarpThreads / 2; offset > 0; offset >>= 1) {
     Accum other[kVirtualWarps];

@@ -3,10 +3,9 @@
 // blocks can wait for each other: each block publishes its partial, the whole grid meets at
 // cooperative_groups' grid barrier, and block 0 reduces the partials in index order with the same
 // rung. The barrier's state is the driver's, not ours: temp storage holds only the partials, so
-// there is nothing to zero before a call and nothing to promise about the storage (the default
-// last_block path pays for that: a cudaMemsetAsync, about 1 us per call and 2 us inside a graph
-// on an H200, 2026-11-22, where it is now a zeroing PDL kernel, arm.cuh, about 0.5 us). The
-// price is the co-residency limit: the grid is at most one wave.
+// there is nothing to zero before a call and nothing to promise about the storage (last_block on
+// unzeroed storage zeroes first: arm.cuh). The price is one cooperative launch and the
+// co-residency limit: the grid is at most one wave (docs/tuning.md, 'grid_sync').
 #pragma once
 
 #include <cooperative_groups.h>

@@ -21,12 +21,8 @@ struct Problem {
 
 // The kernels' one parameter, kept small: the pieces of temp storage are found from its base
 // (temp_layout.cuh) rather than passed as four pointers, and the flags take a byte each, so it is
-// 40 bytes for 4-byte inits and 48 for 8-byte ones (it was 72 and 80). Measured with it (H200,
-// probe run 15, benchmark/results/h200-2026-11-22g-probe.txt, old and new builds alternated): a
-// 4096-item call on zeroed storage, paired with CUB, went from 1.010-1.015x to 0.992-1.005x for
-// floats and from 1.009-1.014x to 0.992-1.005x for ints (four alternations); graph times did not
-// move. Why is not known: the same
-// run found no launch-time difference between empty kernels with 16 and 256 bytes of parameters.
+// 40 bytes for 4-byte inits and 48 for 8-byte ones (it was 72 and 80). Small calls got about 1%
+// faster with it, for reasons not known (docs/tuning.md, 'Kernel arguments').
 template <class P>
 struct KernelArgs {
   using Accum = typename P::Accum;

@@ -10,8 +10,8 @@ namespace gpureduce::detail {
 // Acquire: the thread drawing the last ticket sees every earlier holder's writes; its block's other
 // threads see them too once a __syncthreads() follows (the barrier extends the causality order).
 // This replaces the classic __threadfence(); atomicAdd(); __threadfence() (CUDA samples'
-// threadFenceReduction): a full sequentially consistent fence costs more than the acq_rel atomic,
-// 0.25-0.3 us per reduction inside a CUDA graph on an H200 (scratch measurement, 2026-11-22).
+// threadFenceReduction): a full sequentially consistent fence costs more than the acq_rel atomic
+// (docs/tuning.md, 'Ticket').
 __device__ __forceinline__ unsigned int take_ticket(unsigned int* counter) {
   ::cuda::atomic_ref<unsigned int, ::cuda::thread_scope_device> ticket(*counter);
   return ticket.fetch_add(1u, ::cuda::memory_order_acq_rel);
