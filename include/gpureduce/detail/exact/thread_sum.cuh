@@ -57,7 +57,10 @@ struct FloatBinsThread {
     add(widen(x));
   }
   __device__ __forceinline__ void add(float v) {
-    const int b = float_bin(v);
+    int b = float_bin(v);
+    // A zero changes no bin's value, only the sign of an exact zero (-0 + +0 is +0 in any bin): it
+    // joins the current bin rather than making bin 0 a third one (zeros are common: ReLU outputs).
+    if (v == 0.0f && hot_bin >= 0) b = hot_bin;
     if (b == hot_bin) {
       hot += double(v);
     } else if (b == warm_bin) {
