@@ -30,17 +30,22 @@ enum class ExactShape {
   specials,         // NaN or infinities placed anywhere among finite values
   ill_conditioned,  // Ogita, Rump and Oishi's generator: condition numbers 1e10 .. 1e30
   subnormals,       // the smallest magnitudes
+  straddling,       // magnitudes across a power-of-16 exponent edge (float bins 7 and 8), with
+                    // runs of signed zeros and a rare third magnitude: batches in one bin, in two,
+                    // and in more
 };
 inline const char* to_string(ExactShape s) {
   static const char* const names[] = {"everyday", "every_scale", "cancellation", "ties",
                                       "near_overflow", "negative_zeros", "signed_zeros",
-                                      "specials", "ill_conditioned", "subnormals"};
+                                      "specials", "ill_conditioned", "subnormals",
+                                      "straddling"};
   return names[int(s)];
 }
 inline constexpr ExactShape kAllExactShapes[] = {
     ExactShape::everyday, ExactShape::every_scale, ExactShape::cancellation, ExactShape::ties,
     ExactShape::near_overflow, ExactShape::negative_zeros, ExactShape::signed_zeros,
-    ExactShape::specials, ExactShape::ill_conditioned, ExactShape::subnormals};
+    ExactShape::specials, ExactShape::ill_conditioned, ExactShape::subnormals,
+    ExactShape::straddling};
 
 // The bit-level view of each input type.
 template <class T> struct Bits;
@@ -115,12 +120,31 @@ class ExactInputs {
       case ExactShape::subnormals:
         for (auto& v : x) v = from_bits<T>(U(rng_() % (U(1) << Bits<T>::kMantissa)) | sign_bit_random());
         break;
+      case ExactShape::straddling: straddling(x); break;
     }
     return x;
   }
 
  private:
   std::mt19937_64 rng_;
+
+  // Stretches of 64 inputs: all in [1, 2) (float bin 7; 6 stretches in 10), both sides of 2 ([1,
+  // 4): bins 7 and 8; 3 in 10), or those with one input in 2000 at 2^-20 (bin 6; 1 in 10), each
+  // with a third of its inputs signed zeros or none. A thread's batch takes four 16-byte vectors
+  // from stretches far apart, so some batches fall in one bin, many in two, some in more.
+  void straddling(std::vector<T>& x) {
+    for (std::size_t start = 0; start < x.size(); start += 64) {
+      const unsigned draw = unsigned(rng_() % 10), zeros = unsigned(rng_() % 2);
+      const unsigned kind = draw < 6 ? 0 : draw < 9 ? 1 : 2;
+      for (std::size_t i = start; i < x.size() && i < start + 64; ++i) {
+        double v = kind == 0 ? uniform(1.0, 2.0) : uniform(1.0, 4.0);
+        if (kind == 2 && rng_() % 2000 == 0) v = std::ldexp(uniform(1.0, 2.0), -20);
+        if (bit()) v = -v;
+        x[i] = zeros && rng_() % 3 == 0 ? (bit() ? negate(from_double<T>(0.0)) : from_double<T>(0.0))
+                                        : from_double<T>(v);
+      }
+    }
+  }
 
   double uniform(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng_); }
   bool bit() { return rng_() & 1u; }
