@@ -64,6 +64,33 @@ TEST(ContextResets, StreamStateNeverOutlivesItsContext) {
   }
 }
 
+// Issue 20's program as its reporter described it: 20 sums of 2^20 + 5 ones on the legacy stream
+// and 20 on a new non-blocking stream, everything allocated afresh after each reset, default
+// Options, garbage temp storage. Built against the library before the fix (9b1e590) it passed on an
+// H200 (2026-11-24): the dead context's addresses it reused held nothing this program checks; the
+// graph and driver-context tests here are the ones that failed there.
+TEST(ContextResets, TheReportersProgram) {
+  REQUIRE_GPU();
+  for (int round = 0; round <= kResets; ++round) {
+    if (round > 0) ASSERT_EQ(cudaDeviceReset(), cudaSuccess);
+    const std::string name = "round " + std::to_string(round) + (round ? " (after a reset)" : "");
+    cudaStream_t fresh = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&fresh, cudaStreamNonBlocking), cudaSuccess);
+    {
+      ExactSums<float> legacy(1.0f), other(1.0f);
+      for (int k = 0; k < kSumsPerStream; ++k) {
+        legacy.enqueue(nullptr, k);
+        other.enqueue(fresh, k);
+      }
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << name << ": " << last_error_message();
+      legacy.expect_exact(name + " legacy stream");
+      other.expect_exact(name + " new non-blocking stream");
+    }
+    ASSERT_EQ(cudaStreamDestroy(fresh), cudaSuccess);
+    if (HasFailure()) return;
+  }
+}
+
 TEST(ContextResets, GraphStateNeverOutlivesItsContext) {
   REQUIRE_GPU();
   for (int round = 0; round <= kResets; ++round) {
