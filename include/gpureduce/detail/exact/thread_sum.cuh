@@ -47,7 +47,7 @@ struct FloatBinsThread {
   unsigned seen = 0;
 
   __device__ FloatBinsThread(double* column, int threads) : bins(column), stride(threads) {}
-  // A batch goes in groups of 8. A group whose inputs all fall in the hot bin is added as a
+  // A batch goes in groups of 8. Where every lane's group falls in its hot bin, each is added as a
   // pairwise tree: one LOP3 an input to find out, one branch a group, and a dependency chain of
   // three adds instead of eight. Any order is exact within a bin (see above), so the sums are the
   // ones input-by-input adds would give. A thread's first group opens its first input's bin as the
@@ -73,7 +73,8 @@ struct FloatBinsThread {
     std::uint32_t outside = 0;
 #pragma unroll
     for (int j = 0; j < N; ++j) outside |= (__float_as_uint(v[j]) ^ hot_field) & 0x78000000u;
-    if (outside != 0) return add_group_slowly<N>(v);
+    // Decided for the whole warp: a lane taking the slower path would make the warp run both.
+    if (!__all_sync(__activemask(), outside == 0)) return add_group_slowly<N>(v);
     double d[N];
 #pragma unroll
     for (int j = 0; j < N; ++j) d[j] = double(v[j]);
@@ -106,6 +107,14 @@ struct FloatBinsThread {
     }
     hot += pairwise_sum(h);
     warm += pairwise_sum(w);
+    if (hot_inputs == 0) {  // all in the warm bin: it becomes the hot one, so the next group is fast
+      const double sum = hot;
+      hot = warm;
+      warm = sum;
+      const int bin = hot_bin;
+      hot_bin = warm_bin;
+      warm_bin = bin;
+    }
   }
   template <int N>
   static __device__ __forceinline__ double pairwise_sum(double (&d)[N]) {
