@@ -23,10 +23,12 @@ namespace gpureduce::detail::exact {
 inline constexpr int kFloatBins = 16;
 inline constexpr int kFloatBinCapacity = 1 << 14;  // inputs a thread adds between flushes
 
+inline constexpr int kFloatBinShift = 27;  // a bin is the float's bits 27-30
+inline constexpr std::uint32_t kFloatBinField = 15u << kFloatBinShift;
 GPUREDUCE_HD int float_bin(float x) {
   std::uint32_t bits;
   memcpy(&bits, &x, 4);
-  return static_cast<int>((bits >> 27) & 15u);
+  return static_cast<int>((bits >> kFloatBinShift) & 15u);
 }
 // G(b): every input of bin b is an integer multiple of 2^G(b).
 GPUREDUCE_HD constexpr int float_bin_exponent(int b) { return (b == 0 ? 1 : 16 * b) - 150; }

@@ -68,11 +68,11 @@ struct FloatBinsThread {
 #pragma unroll
     for (int j = 0; j < N; ++j) v[j] = widen(items[j]);
     if (hot_bin < 0) hot_bin = float_bin(v[0]);
-    // An input outside the hot bin leaves a bit of its bin field (bits 27-30) set here.
-    const std::uint32_t hot_field = std::uint32_t(hot_bin) << 27;
+    // An input outside the hot bin leaves a bit of its bin field set here.
+    const std::uint32_t hot_field = std::uint32_t(hot_bin) << kFloatBinShift;
     std::uint32_t outside = 0;
 #pragma unroll
-    for (int j = 0; j < N; ++j) outside |= (__float_as_uint(v[j]) ^ hot_field) & 0x78000000u;
+    for (int j = 0; j < N; ++j) outside |= (__float_as_uint(v[j]) ^ hot_field) & kFloatBinField;
     // Decided for the whole warp: a lane taking the slower path would make the warp run both.
     if (!__all_sync(__activemask(), outside == 0)) return add_group_slowly<N>(v);
     double d[N];
@@ -80,16 +80,16 @@ struct FloatBinsThread {
     for (int j = 0; j < N; ++j) d[j] = double(v[j]);
     hot += pairwise_sum(d);
   }
-  // The other groups. All in the two register bins, zeros counted in the hot one (zeros are common:
-  // ReLU outputs): two trees, where -0 stands in for the other bin's inputs (it leaves every sum as
-  // it was, the sign of an exact zero included). Else input by input.
+  // The other groups. All in the two register bins (zeros in the hot one): two trees, where -0
+  // stands in for the other bin's inputs (it leaves every sum as it was, the sign of an exact zero
+  // included). Else input by input.
   template <int N>
   __device__ __forceinline__ void add_group_slowly(const float (&v)[N]) {
     unsigned hot_inputs = 0, known_inputs = 0;  // bit j: input j is in the hot (a known) bin
 #pragma unroll
     for (int j = 0; j < N; ++j) {  // bitwise, not ||: no branch per input
       const int b = float_bin(v[j]);
-      const bool in_hot = (b == hot_bin) | (v[j] == 0.0f);
+      const bool in_hot = (b == hot_bin) | (v[j] == 0.0f);  // hot_bin >= 0 here: bin_of's rule
       hot_inputs |= unsigned(in_hot) << j;
       known_inputs |= unsigned(in_hot | (b == warm_bin)) << j;
     }
@@ -116,6 +116,13 @@ struct FloatBinsThread {
       warm_bin = bin;
     }
   }
+  // An input's bin, a zero's being the hot one: a zero changes no bin's value, only the sign of an
+  // exact zero (-0 + +0 is +0 in any bin), so it joins the current bin rather than opening bin 0
+  // (zeros are common: ReLU outputs).
+  __device__ __forceinline__ int bin_of(float v) const {
+    const int b = float_bin(v);
+    return v == 0.0f && hot_bin >= 0 ? hot_bin : b;
+  }
   template <int N>
   static __device__ __forceinline__ double pairwise_sum(double (&d)[N]) {
 #pragma unroll
@@ -129,10 +136,7 @@ struct FloatBinsThread {
     add(widen(x));
   }
   __device__ __forceinline__ void add(float v) {
-    int b = float_bin(v);
-    // A zero changes no bin's value, only the sign of an exact zero (-0 + +0 is +0 in any bin): it
-    // joins the current bin rather than making bin 0 a third one (zeros are common: ReLU outputs).
-    if (v == 0.0f && hot_bin >= 0) b = hot_bin;
+    const int b = bin_of(v);
     if (b == hot_bin) {
       hot += double(v);
     } else if (b == warm_bin) {
