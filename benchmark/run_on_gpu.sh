@@ -82,6 +82,13 @@ if [[ -x "$sweep" ]]; then
   grep -q WRONG "$stem-automatic-sweep.txt" && { echo "automatic sweep: a configuration answered wrong"; status=1; }
 fi
 
+# ArgMin/ArgMax, TransformReduce and BLAS level-1 against CUB and cuBLAS, paired (level1_paired.cu):
+# 11 s on an H100 (2026-11-25).
+if [[ -x "$bin/gpureduce_level1_paired" ]]; then
+  echo "== $bin/gpureduce_level1_paired $stem-level1.md"
+  "$bin/gpureduce_level1_paired" "$stem-level1.md" > /dev/null || status=1
+fi
+
 if [[ -s "$stem.json" ]]; then
   command="benchmark/run_on_gpu.sh $out $device $date, which ran:
 $ladder_f32

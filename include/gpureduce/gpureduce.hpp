@@ -107,6 +107,13 @@ struct LaunchPlan {
   const char* rationale = "";
 };
 
+// ArgMin / ArgMax's result (cub::KeyValuePair<int64_t, T>'s layout: the index, then the value).
+template <class T>
+struct IndexedValue {
+  std::int64_t index;
+  T value;
+};
+
 struct DeviceReduce {
   // d_out[0] = sum of d_in[0..num_items), accumulated in Out.
   template <class In, class Out>
@@ -123,6 +130,21 @@ struct DeviceReduce {
   static cudaError_t Max(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in,
                          T* d_out, std::int64_t num_items, cudaStream_t stream = nullptr,
                          const Options& options = {});
+
+  // d_out[0] = {index, value} of the first minimum (ties to the smallest index), as
+  // cub::DeviceReduce::ArgMin: values compare with `<`, so -0 and +0 tie. A NaN wins (the first
+  // NaN's index), as Min's NaN does; CUB's answer with NaN present depends on its order. Empty
+  // input: {1, numeric_limits<T>::max()}, what CUB writes. The atomic pipeline refuses (no atomic
+  // holds a pair); every other strategy and pipeline gives the same answer.
+  template <class T>
+  static cudaError_t ArgMin(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in,
+                            IndexedValue<T>* d_out, std::int64_t num_items,
+                            cudaStream_t stream = nullptr, const Options& options = {});
+  // The first maximum; empty input: {1, numeric_limits<T>::lowest()}. Otherwise as ArgMin.
+  template <class T>
+  static cudaError_t ArgMax(void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in,
+                            IndexedValue<T>* d_out, std::int64_t num_items,
+                            cudaStream_t stream = nullptr, const Options& options = {});
 
   // What Sum/Min/Max would launch for these arguments on the current device, enqueued on
   // `stream` now; launches nothing. `d_in` only matters for its alignment (vectorized loads); it

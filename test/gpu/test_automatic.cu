@@ -329,7 +329,8 @@ void check_zeroed_streaming_room() {
   using Operator = std::conditional_t<
       C::op == Op::sum, detail::sum_op_t<In, Out>,
       std::conditional_t<C::op == Op::min, detail::MinOp, detail::MaxOp>>;
-  using P = detail::Problem<In, Out, detail::accum_t<Operator, Out, In>, Operator, Out>;
+  using Accum = detail::accum_t<Operator, Out, In>;
+  using P = detail::Problem<detail::InputReader<In, Accum>, Out, Accum, Operator, Out>;
   constexpr int kThreads = detail::kAutomaticStreamingBlockThreads;
   const auto kernel = detail::shape_kernel_for<detail::VectorizedRung, P>(
       detail::ShapeKernel::last_block, kThreads);

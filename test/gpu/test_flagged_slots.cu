@@ -166,7 +166,8 @@ TEST(FlaggedSlots, ShareOneZeroedBufferWithEveryPipelineInt32Max) {
 // that folded while other blocks still reduced). Block 0 fills its global_memory scratch with a
 // sentinel and holds it while block 1 folds the partials, then checks the sentinel. With the old
 // fold this test failed on the H200. Both blocks are resident at once (2 blocks of 64 threads).
-using FoldProblem = detail::Problem<float, float, float, detail::SumOp, float>;
+using FoldProblem =
+    detail::Problem<detail::InputReader<float, float>, float, float, detail::SumOp, float>;
 __global__ void fold_beside_a_busy_block(detail::KernelArgs<FoldProblem> args, int count,
                                          unsigned* stage, unsigned* clobbered) {
   extern __shared__ float shared[];
@@ -209,7 +210,7 @@ TEST(FlaggedSlots, FoldUsesOnlyItsOwnBlocksScratch) {
   CUDA_OK(cudaMemset(counters.get(), 0, 2 * sizeof(unsigned)));
   const float partials[kPartials] = {1.5f, -4.25f};
   CUDA_OK(cudaMemcpy(temp.get() + detail::kPartialsOffset, partials, sizeof partials, cudaMemcpyHostToDevice));
-  const detail::KernelArgs<FoldProblem> args{nullptr, out.get(), 0, temp.get(), 0.0f, detail::SumOp{},
+  const detail::KernelArgs<FoldProblem> args{detail::InputReader<float, float>(nullptr), out.get(), 0, temp.get(), 0.0f, detail::SumOp{},
                                             false, std::uint8_t(Pipeline::last_block), false};
   fold_beside_a_busy_block<<<kGrid, kThreads, kThreads * sizeof(float)>>>(args, kPartials, counters.get(),
                                                                           counters.get() + 1);

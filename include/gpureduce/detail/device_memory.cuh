@@ -65,17 +65,6 @@ __device__ __forceinline__ T shuffle_from(T value, int source_lane) {
   });
 }
 
-// Reads input element i converted to the accumulator type (plain load: the input is read-only).
-template <class In, class Accum>
-struct InputReader {
-  using value_type = In;
-  static constexpr bool kContiguousInput = true;
-  const In* data;
-  __device__ __forceinline__ Accum operator()(std::int64_t i) const {
-    return static_cast<Accum>(data[i]);
-  }
-};
-
 // Reads block partials written by other blocks of the same launch.
 template <class Accum>
 struct PartialsReader {
@@ -93,5 +82,11 @@ struct PartialsReader {
       if (first + k * stride < count) out[k] = load_cg(data + first + k * stride);
   }
 };
+
+// Whether a reader reads block partials (a plain array of Accum) rather than the input.
+template <class Reader>
+inline constexpr bool is_partials_reader_v = false;
+template <class Accum>
+inline constexpr bool is_partials_reader_v<PartialsReader<Accum>> = true;
 
 }  // namespace gpureduce::detail

@@ -29,16 +29,18 @@
 #include "pipeline/arm.cuh"
 #include "pipeline/atomic_combine.cuh"
 #include "policy.hpp"
+#include "readers.cuh"
 #include "runtime.hpp"
 
 namespace gpureduce::detail {
 
 // The kernels' parameter stays at 40 / 48 bytes (docs/tuning.md, 'Kernel arguments').
-static_assert(sizeof(KernelArgs<Problem<float, float, float, sum_op_t<float, float>, float>>) == 40,
+static_assert(sizeof(KernelArgs<Problem<InputReader<float, float>, float, float,
+                                         sum_op_t<float, float>, float>>) == 40,
               "KernelArgs grew (problem.cuh: why it is kept small)");
-static_assert(
-    sizeof(KernelArgs<Problem<double, double, double, sum_op_t<double, double>, double>>) == 48,
-    "KernelArgs grew (problem.cuh: why it is kept small)");
+static_assert(sizeof(KernelArgs<Problem<InputReader<double, double>, double, double,
+                                        sum_op_t<double, double>, double>>) == 48,
+              "KernelArgs grew (problem.cuh: why it is kept small)");
 
 // Block sizes the compile-time-block rungs (complete_unroll, multi_element) are built for.
 using TemplateBlockSizes = std::integer_sequence<int, 32, 64, 128, 256, 512, 1024>;
@@ -53,7 +55,7 @@ template <class P>
 struct Request {
   void* d_temp_storage;
   std::size_t* temp_storage_bytes;
-  const typename P::In* d_in;
+  typename P::Reader input;
   typename P::Out* d_out;
   std::int64_t num_items;
   typename P::Op op;
@@ -162,7 +164,8 @@ cudaError_t cub_block_shape(const Request<P>& r, RungShape& s) {
   s.useful_blocks = s.useful_blocks_any_alignment =
       n <= 0 ? 1 : (n + info.tile_items - 1) / info.tile_items;
   return resident_blocks_per_sm(
-      r.context, reinterpret_cast<const void*>(cub_first_pass_kernel<typename P::In, Accum, Op>),
+      r.context,
+      reinterpret_cast<const void*>(cub_first_pass_kernel<typename P::Reader, Accum, Op>),
       s.block_threads, 0, s.occupancy);
 }
 
@@ -174,11 +177,13 @@ cudaError_t rung_block_shape(const Request<P>& r, RungShape& s) {
   s.block_threads = r.options.block_threads;
   s.items_per_thread = Rung::kLoadsPerThread;
   s.shared_bytes = Rung::shared_bytes(s.block_threads, sizeof(typename P::Accum));
-  s.useful_blocks = Rung::max_useful_blocks(n, s.block_threads,
-                                            reinterpret_cast<std::uintptr_t>(r.d_in), sizeof(In));
+  // An input read element by element (an iterator) is never loaded as vectors: item size 0
+  // tells the vectorized rung so.
+  const std::size_t item_size = P::Reader::kContiguousInput ? sizeof(In) : 0;
+  s.useful_blocks = Rung::max_useful_blocks(n, s.block_threads, r.input.address(), item_size);
   // Temp storage is sized before the caller may know d_in: size for the aligned case, which
   // has the most vectors and so the most blocks.
-  s.useful_blocks_any_alignment = Rung::max_useful_blocks(n, s.block_threads, 0, sizeof(In));
+  s.useful_blocks_any_alignment = Rung::max_useful_blocks(n, s.block_threads, 0, item_size);
   if constexpr (std::is_same_v<Rung, VectorizedRung>)
     if (sizeof(In) <= 16 && 16 % sizeof(In) == 0)
       s.items_per_thread = VectorizedRung::kVectorsInFlight * int(16 / sizeof(In));
@@ -391,7 +396,7 @@ cudaError_t launch_rung(const Request<P>& r, const RungShape& s, const GridPlan&
   unsigned char* base = nullptr;
   cudaError_t error = state_base(r, st, base);
   if (error != cudaSuccess) return error;
-  const KernelArgs<P> args{r.d_in,      r.d_out, r.num_items,           base,
+  const KernelArgs<P> args{r.input,     r.d_out, r.num_items,           base,
                            r.init,      r.op,    r.fold_init,           std::uint8_t(pipeline),
                            st.flagged};
   bool pdl = false;
@@ -521,13 +526,15 @@ bool stream_owned_state_fits(std::int64_t max_grid) {
   }
 }
 
-// Validates, resolves `automatic`, and runs (or only sizes, or only plans) one reduction.
-template <class In, class Out, class Op, class Init>
-cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const In* d_in, Out* d_out,
-                   std::int64_t num_items, Op op, Init init, bool fold_init, cudaStream_t stream,
-                   const Options& options, LaunchPlan* plan) {
-  using Accum = accum_t<Op, Init, In>;
-  using P = Problem<In, Out, Accum, Op, Init>;
+// Validates, resolves `automatic`, and runs (or only sizes, or only plans) one reduction of what
+// `input` reads (readers.cuh).
+template <class Reader, class Out, class Op, class Init>
+cudaError_t reduce_input(void* d_temp_storage, std::size_t* temp_storage_bytes, const Reader& input,
+                         Out* d_out, std::int64_t num_items, Op op, Init init, bool fold_init,
+                         cudaStream_t stream, const Options& options, LaunchPlan* plan) {
+  using In = typename Reader::value_type;
+  using Accum = typename Reader::accum_type;
+  using P = Problem<Reader, Out, Accum, Op, Init>;
   if (num_items < 0) return fail(cudaErrorInvalidValue, "gpureduce: num_items is negative");
   if (!is_valid(options.strategy)) return fail(cudaErrorInvalidValue, "gpureduce: invalid Options::strategy");
   if (!is_valid(options.pipeline)) return fail(cudaErrorInvalidValue, "gpureduce: invalid Options::pipeline");
@@ -537,10 +544,11 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
     return fail(cudaErrorInvalidValue, "gpureduce: invalid Options::accuracy");
   // Correctly rounded: floating sums take the exact engine (exact/); integer sums, Min and Max are
   // exact already and run as they are.
-  constexpr bool kExactPair = is_sum_op_v<Op> && exact::kCorrectlyRoundedPair<In, Out>;
+  constexpr bool kExactPair = is_sum_op_v<Op> && exact::kCorrectlyRoundedPair<In, Out> &&
+                              std::is_same_v<Reader, InputReader<In, Accum>>;
   constexpr bool kExactAlready =
       (is_sum_op_v<Op> && std::is_integral_v<Accum>) || std::is_same_v<Op, MinOp> ||
-      std::is_same_v<Op, MaxOp>;
+      std::is_same_v<Op, MaxOp> || std::is_same_v<Op, ArgMinOp> || std::is_same_v<Op, ArgMaxOp>;
   if constexpr (!kExactPair && !kExactAlready)
     if (options.accuracy == Accuracy::correctly_rounded)
       return fail(cudaErrorInvalidValue,
@@ -558,11 +566,15 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
       return fail(cudaErrorInvalidValue, "gpureduce: temp_storage_bytes reference is null");
     if (d_temp_storage != nullptr) {
       if (d_out == nullptr) return fail(cudaErrorInvalidValue, "gpureduce: d_out is null");
-      if (d_in == nullptr && num_items > 0)
-        return fail(cudaErrorInvalidValue, "gpureduce: d_in is null and num_items > 0");
+      const ReaderPointers inputs = input.pointers();
+      for (int k = 0; k < inputs.count && num_items > 0; ++k)
+        if (inputs.pointer[k] == nullptr)
+          return fail(cudaErrorInvalidValue, "gpureduce: an input pointer (d_in, x or y) is null "
+                                             "and num_items > 0");
       if (pointer_check_enabled(int(options.pointer_check))) {
         cudaError_t error = check_device_accessible(d_out, "d_out");
-        if (error == cudaSuccess && num_items > 0) error = check_device_accessible(d_in, "d_in");
+        for (int k = 0; k < inputs.count && num_items > 0 && error == cudaSuccess; ++k)
+          error = check_device_accessible(inputs.pointer[k], inputs.name[k]);
         if (error == cudaSuccess) error = check_device_accessible(d_temp_storage, "d_temp_storage");
         if (error != cudaSuccess) return error;
       }
@@ -585,7 +597,7 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
     if (options.accuracy == Accuracy::correctly_rounded) {
       error = find_context();
       if (error != cudaSuccess) return error;
-      return exact::reduce_exact<In, Out>(exact::ExactCall{d_temp_storage, temp_storage_bytes, d_in,
+      return exact::reduce_exact<In, Out>(exact::ExactCall{d_temp_storage, temp_storage_bytes, input.data,
                                                            d_out, num_items, stream, options, plan,
                                                            context, facts});
     }
@@ -709,7 +721,7 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
   if (shape == ShapeKernel::one_block && plan == nullptr && d_temp_storage != nullptr) {
     static_assert(kAutomaticStrategy == Strategy::vectorized);
     if (auto kernel = shape_kernel_for<VectorizedRung, P>(shape, resolved.block_threads)) {
-      const KernelArgs<P> args{d_in, d_out, num_items, static_cast<unsigned char*>(d_temp_storage),
+      const KernelArgs<P> args{input, d_out, num_items, static_cast<unsigned char*>(d_temp_storage),
                                init, op, fold_init, std::uint8_t(resolved.pipeline), false};
       return launch_single_block(kernel, args, *temp_storage_bytes, resolved.block_threads,
                                  device, facts, stream);
@@ -717,12 +729,21 @@ cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const 
   }
   error = find_context();
   if (error != cudaSuccess) return error;
-  const Request<P> request{d_temp_storage, temp_storage_bytes, d_in,  d_out,
+  const Request<P> request{d_temp_storage, temp_storage_bytes, input, d_out,
                            num_items,      op,                 init,  fold_init,
                            stream,         resolved,           plan,  context,
                            facts,          automatic_grid,     half_room_grid,
                            shape,          rationale,          stream_state};
   return run_strategy(request);
+}
+
+// reduce_input over a raw array (Sum, Min, Max, Reduce).
+template <class In, class Out, class Op, class Init>
+cudaError_t reduce(void* d_temp_storage, std::size_t* temp_storage_bytes, const In* d_in, Out* d_out,
+                   std::int64_t num_items, Op op, Init init, bool fold_init, cudaStream_t stream,
+                   const Options& options, LaunchPlan* plan) {
+  return reduce_input(d_temp_storage, temp_storage_bytes, InputReader<In, accum_t<Op, Init, In>>(d_in),
+                      d_out, num_items, op, init, fold_init, stream, options, plan);
 }
 
 }  // namespace gpureduce::detail

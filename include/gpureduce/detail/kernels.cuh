@@ -12,6 +12,7 @@
 #include "pipeline/last_block.cuh"
 #include "pipeline/problem.cuh"
 #include "pipeline/two_kernel.cuh"
+#include "readers.cuh"
 
 namespace gpureduce::detail {
 
@@ -62,7 +63,7 @@ __global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>, kMinBlocksFor<Rung, P>)
                              ? args.scratch(gridDim.x) + std::int64_t(blockIdx.x) * blockDim.x
                              : nullptr;
   const Accum partial = Rung::template reduce<BLOCK, Accum>(
-      InputReader<typename P::In, Accum>{args.d_in}, args.num_items, std::int64_t(blockIdx.x),
+      args.input, args.num_items, std::int64_t(blockIdx.x),
       std::int64_t(gridDim.x), args.op, shared, block_scratch);
   if (finished_one_block(args, partial)) return;
   // The epilogues below run only with two or more blocks.
@@ -91,7 +92,7 @@ __global__ void __launch_bounds__(BLOCK, 1) reduce_one_block_kernel(KernelArgs<P
   if (finished_empty_input(args)) return;
   // num_items fits an int: the one-block plan covers at most 64 KiB of input.
   const Accum total = Rung::template reduce_one_block<BLOCK, Accum>(
-      InputReader<typename P::In, Accum>{args.d_in}, int(args.num_items), args.op,
+      args.input, int(args.num_items), args.op,
       dynamic_shared<P>());
   if (threadIdx.x == 0) write_result(args, total);
 }
@@ -109,7 +110,7 @@ __device__ __forceinline__ void reduce_shaped_grid(const KernelArgs<P>& args) {
   // loads nothing then, so both rare cases are one test after the data rather than a test on
   // num_items ahead of the first load (docs/tuning.md, 'Tests after the data').
   const Accum partial = Rung::template reduce<BLOCK, Accum>(
-      InputReader<typename P::In, Accum>{args.d_in}, args.num_items, std::int64_t(blockIdx.x),
+      args.input, args.num_items, std::int64_t(blockIdx.x),
       std::int64_t(gridDim.x), args.op, shared, static_cast<Accum*>(nullptr));
   if (gridDim.x == 1) {
     if (threadIdx.x == 0) {
@@ -156,7 +157,7 @@ constexpr auto shape_kernel(ShapeKernel shape) -> void (*)(KernelArgs<P>) {
 // than 128, 256 and 512, inputs the rung cannot read as vectors, or ShapeKernel::none).
 template <class Rung, class P>
 auto shape_kernel_for(ShapeKernel shape, int block_threads) -> void (*)(KernelArgs<P>) {
-  if constexpr (!Rung::template kVectorizable<InputReader<typename P::In, typename P::Accum>>) {
+  if constexpr (!Rung::template kVectorizable<typename P::Reader>) {
     return nullptr;
   } else {
     if (shape == ShapeKernel::none) return nullptr;

@@ -124,4 +124,29 @@ struct ExtremumOp {
 using MinOp = ExtremumOp<true>;
 using MaxOp = ExtremumOp<false>;
 
+// ArgMin (kMin) or ArgMax on IndexedValue-like {index, value} pairs: the extreme value, ties to the
+// smaller index, so the answer is the first extremum whatever the order of evaluation. Values
+// compare with `<` as cub::ArgMin/ArgMax do (-0 ties +0), so NaN-free results are CUB's; a NaN
+// wins, the first NaN's index (as Min/Max: any NaN in, NaN out).
+template <bool kMin>
+struct ArgExtremumOp {
+  template <class Pair>
+  __host__ __device__ Pair operator()(const Pair& a, const Pair& b) const {
+    using traits = value_traits<decltype(a.value)>;
+    const bool a_nan = traits::is_nan(a.value), b_nan = traits::is_nan(b.value);
+    if (a_nan || b_nan) {
+      if (a_nan && b_nan) return b.index < a.index ? b : a;
+      return a_nan ? a : b;
+    }
+    const auto wa = traits::widen(a.value), wb = traits::widen(b.value);
+    const bool b_better = kMin ? (wb < wa) : (wa < wb);
+    const bool a_better = kMin ? (wa < wb) : (wb < wa);
+    if (b_better) return b;
+    if (a_better) return a;
+    return b.index < a.index ? b : a;
+  }
+};
+using ArgMinOp = ArgExtremumOp<true>;
+using ArgMaxOp = ArgExtremumOp<false>;
+
 }  // namespace gpureduce::detail

@@ -9,7 +9,8 @@
 
 #include "../gpureduce.hpp"
 
-// GPUREDUCE_SUM(In, Out) for every shipped Sum; GPUREDUCE_MINMAX(T) for every shipped Min/Max.
+// GPUREDUCE_SUM(In, Out) for every shipped Sum; GPUREDUCE_MINMAX(T) for every shipped Min/Max
+// (and ArgMin/ArgMax).
 #define GPUREDUCE_FOR_EACH_SUM(X)                                                          \
   X(std::int32_t, std::int32_t) X(std::uint32_t, std::uint32_t) X(std::int64_t, std::int64_t) \
   X(std::uint64_t, std::uint64_t) X(float, float) X(float, double) X(double, double)     \
@@ -28,6 +29,12 @@
       void*, std::size_t&, const T*, T*, std::int64_t, cudaStream_t, const gpureduce::Options&);      \
   EXTERN template cudaError_t gpureduce::DeviceReduce::Max<T>(                             \
       void*, std::size_t&, const T*, T*, std::int64_t, cudaStream_t, const gpureduce::Options&);      \
+  EXTERN template cudaError_t gpureduce::DeviceReduce::ArgMin<T>(                          \
+      void*, std::size_t&, const T*, gpureduce::IndexedValue<T>*, std::int64_t, cudaStream_t, \
+      const gpureduce::Options&);                                                          \
+  EXTERN template cudaError_t gpureduce::DeviceReduce::ArgMax<T>(                          \
+      void*, std::size_t&, const T*, gpureduce::IndexedValue<T>*, std::int64_t, cudaStream_t, \
+      const gpureduce::Options&);                                                          \
   EXTERN template cudaError_t gpureduce::DeviceReduce::PlanMin<T>(                         \
       gpureduce::LaunchPlan&, const T*, std::int64_t, const gpureduce::Options&, cudaStream_t); \
   EXTERN template cudaError_t gpureduce::DeviceReduce::PlanMax<T>(                         \

@@ -16,8 +16,11 @@
 #include <cub/device/dispatch/tuning/tuning_reduce.cuh>
 #include <cub/grid/grid_even_share.cuh>
 #include <cub/util_device.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include "../ops.cuh"
+#include "../readers.cuh"
 #include "rung_base.cuh"
 
 namespace gpureduce::detail {
@@ -38,11 +41,56 @@ struct CoherentLoadPolicy : Policy {
   static constexpr cub::CacheLoadModifier LOAD_MODIFIER = cub::LOAD_CG;
 };
 
+// What CUB's agent reads for a reader of ours, and the transform it applies: the array and
+// transform CUB's own Reduce, Sum, Min, Max and TransformReduce are given (so its order and its
+// vector loads are CUB's), the caller's iterator, or, for readers CUB has no call for (ArgMin's
+// indices, Dot's two arrays), element i through the reader.
+template <class Reader, class Accum>
+struct ReaderAt {
+  Reader read;
+  __device__ Accum operator()(std::int64_t i) const { return read(i); }
+};
+template <class Reader, class Accum>
+struct CubView {
+  using Input = thrust::transform_iterator<ReaderAt<Reader, Accum>,
+                                           thrust::counting_iterator<std::int64_t>, Accum>;
+  using Transform = ::cuda::std::__identity;
+  __device__ static Input input(const Reader& r) {
+    return Input(thrust::counting_iterator<std::int64_t>(0), ReaderAt<Reader, Accum>{r});
+  }
+  __device__ static Transform transform(const Reader&) { return {}; }
+};
+template <class In, class Accum>
+struct CubView<InputReader<In, Accum>, Accum> {
+  using Input = const In*;
+  using Transform = ::cuda::std::__identity;
+  __device__ static Input input(const InputReader<In, Accum>& r) { return r.data; }
+  __device__ static Transform transform(const InputReader<In, Accum>&) { return {}; }
+};
+template <class In, class Accum, class F>
+struct CubView<TransformReader<In, Accum, F>, Accum> {
+  using Input = const In*;
+  using Transform = F;
+  __device__ static Input input(const TransformReader<In, Accum, F>& r) { return r.data; }
+  __device__ static Transform transform(const TransformReader<In, Accum, F>& r) {
+    return r.transform;
+  }
+};
+template <class It, class Accum, class F>
+struct CubView<IteratorReader<It, Accum, F>, Accum> {
+  using Input = It;
+  using Transform = F;
+  __device__ static Input input(const IteratorReader<It, Accum, F>& r) { return r.data; }
+  __device__ static Transform transform(const IteratorReader<It, Accum, F>& r) {
+    return r.transform;
+  }
+};
+
 // The kernel whose occupancy CUB uses to size its grid; we size ours from the same number.
-template <class In, class Accum, class Op>
-constexpr auto cub_first_pass_kernel =
-    cub::detail::reduce::DeviceReduceKernel<typename CubPolicyHub<Accum, Op>::MaxPolicy, const In*,
-                                            CubOffset, Op, Accum, ::cuda::std::__identity>;
+template <class Reader, class Accum, class Op>
+constexpr auto cub_first_pass_kernel = cub::detail::reduce::DeviceReduceKernel<
+    typename CubPolicyHub<Accum, Op>::MaxPolicy, typename CubView<Reader, Accum>::Input, CubOffset,
+    Op, Accum, typename CubView<Reader, Accum>::Transform>;
 
 // The sm_XY policy CUB would pick on the current device, read on the host.
 struct CubPolicyInfo {
@@ -82,18 +130,20 @@ struct CubBlockRung : RungDefaults<CubBlockRung> {
   __device__ static Accum reduce(Reader read, std::int64_t n, std::int64_t rank,
                                  std::int64_t blocks, Op op, Accum*, Accum*) {
     using ActivePolicy = typename CubPolicyHub<Accum, Op>::MaxPolicy::ActivePolicy;
-    if constexpr (Reader::kContiguousInput) {
+    if constexpr (!is_partials_reader_v<Reader>) {
       // DeviceReduceKernel's body; ConsumeTiles maps tiles by blockIdx.x, which is `rank` here.
-      using In = typename Reader::value_type;
-      using Agent = cub::detail::reduce::AgentReduce<typename ActivePolicy::ReducePolicy, const In*,
-                                                     Accum*, CubOffset, Op, Accum>;
+      using View = CubView<Reader, Accum>;
+      using Agent =
+          cub::detail::reduce::AgentReduce<typename ActivePolicy::ReducePolicy, typename View::Input,
+                                           Accum*, CubOffset, Op, Accum, typename View::Transform>;
       __shared__ typename Agent::TempStorage temp_storage;
       // The host launched min(tiles, max_blocks) blocks; DispatchInit with max_blocks = grid
       // reproduces the host's even share exactly.
       cub::GridEvenShare<CubOffset> even_share;
       even_share.DispatchInit(CubOffset(n), int(blocks), Agent::TILE_ITEMS);
       (void)rank;
-      return Agent(temp_storage, read.data, op).ConsumeTiles(even_share);
+      return Agent(temp_storage, View::input(read), op, View::transform(read))
+          .ConsumeTiles(even_share);
     } else {
       // DeviceReduceSingleTileKernel's body over the partials (int offsets, as CUB uses).
       using Agent =

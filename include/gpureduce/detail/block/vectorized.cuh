@@ -8,6 +8,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "../readers.cuh"
 #include "rung_base.cuh"
 #include "shuffle_reduce.cuh"
 #include "thread_accumulate.cuh"
@@ -31,7 +32,6 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
   // Four 16-byte loads in flight per thread: enough for CUB's bandwidth; eight never won
   // (docs/tuning.md, 'Vectors in flight').
   static constexpr int kVectorsInFlight = 4;
-  static constexpr int kVectorBytes = 16;
   static constexpr int kLoadsPerThread = 1;  // for inputs that cannot be vectorised
   // Partials are not vectorizable input: reduce() folds them by accumulate_grid_stride<1> and
   // block_reduce_shuffle, which is what fold_partials.cuh's short path restates.
@@ -80,18 +80,6 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
                                         sizeof(typename Reader::value_type) <= kVectorBytes &&
                                         kVectorBytes % sizeof(typename Reader::value_type) == 0;
 
-  // One vector's items, converted and combined left to right.
-  template <class Accum, class In, class Op>
-  __device__ static Accum fold_vector(const uint4& raw, Op op) {
-    constexpr int kPerVector = int(kVectorBytes / sizeof(In));
-    In items[kPerVector];
-    memcpy(items, &raw, sizeof(raw));
-    Accum value = static_cast<Accum>(items[0]);
-#pragma unroll
-    for (int j = 1; j < kPerVector; ++j) value = op(value, static_cast<Accum>(items[j]));
-    return value;
-  }
-
   // Folds the vectors first, first + stride, first + 2 * stride, ... below count, in ascending
   // order, with kVectorsInFlight loads issued before the first of them is used: whole batches
   // unguarded, then the ragged last batch (fewer vectors), also all in flight at once, since
@@ -101,26 +89,28 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
   // its guarded code with nothing left to load, 5% of a reduction in graphs. One loop for all
   // batches, guarded, was worse: ptxas interleaved each load with its fold (docs/tuning.md, 'The
   // ragged last batch').
-  template <class Index, class Fold>
-  __device__ __forceinline__ static void fold_strided_vectors(const uint4* vectors, Index first,
-                                                              Index stride, Index count,
-                                                              Fold& fold) {
+  template <class Index, class Reader, class Fold>
+  __device__ __forceinline__ static void fold_strided_vectors(const Reader& read, Index head,
+                                                              Index first, Index stride,
+                                                              Index count, Fold& fold) {
+    using Vector = typename Reader::vector_type;
+    const auto vectors = read.vectors_from(head);
     Index v = first;
     for (; v + (kVectorsInFlight - 1) * stride < count; v += kVectorsInFlight * stride) {
-      uint4 raw[kVectorsInFlight];
+      Vector raw[kVectorsInFlight];
 #pragma unroll
-      for (int k = 0; k < kVectorsInFlight; ++k) raw[k] = __ldg(vectors + v + k * stride);
+      for (int k = 0; k < kVectorsInFlight; ++k) raw[k] = Reader::load_vector(vectors, v + k * stride);
 #pragma unroll
-      for (int k = 0; k < kVectorsInFlight; ++k) fold(raw[k]);
+      for (int k = 0; k < kVectorsInFlight; ++k) fold(raw[k], v + k * stride);
     }
     if (v < count) {
-      uint4 raw[kVectorsInFlight];
+      Vector raw[kVectorsInFlight];
 #pragma unroll
       for (int k = 0; k < kVectorsInFlight; ++k)
-        if (v + k * stride < count) raw[k] = __ldg(vectors + v + k * stride);
+        if (v + k * stride < count) raw[k] = Reader::load_vector(vectors, v + k * stride);
 #pragma unroll
       for (int k = 0; k < kVectorsInFlight; ++k)
-        if (v + k * stride < count) fold(raw[k]);
+        if (v + k * stride < count) fold(raw[k], v + k * stride);
     }
   }
 
@@ -133,13 +123,16 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
       const ThreadAggregate<Accum> mine = accumulate_grid_stride<1, Accum>(read, n, rank, blocks, op);
       return block_reduce_shuffle(mine.value, mine.valid_threads, op, shared);
     } else {
-      const Layout l = layout(reinterpret_cast<std::uintptr_t>(read.data), sizeof(In), n);
-      const uint4* vectors = reinterpret_cast<const uint4*>(read.data + l.head);
+      const Layout l = layout(read.address(), sizeof(In), n);
       const int tid = int(threadIdx.x);
       const std::int64_t threads = BLOCK > 0 ? BLOCK : blockDim.x;  // BLOCK: the cluster kernel
       RunningFold<Accum, Op> mine{op};
-      auto fold = [&](const uint4& raw) { mine.add(fold_vector<Accum, In>(raw, op)); };
-      fold_strided_vectors(vectors, rank * threads + tid, threads * blocks, l.vectors, fold);
+      // The vector's first item's index, for readers that use it (IndexedReader): dead code
+      // for the others.
+      auto fold = [&](const typename Reader::vector_type& raw, std::int64_t v) {
+        mine.add(read.fold_vector(raw, l.head + v * Reader::kPerVector, op));
+      };
+      fold_strided_vectors(read, l.head, rank * threads + tid, threads * blocks, l.vectors, fold);
       if (rank == 0) {  // the scalar head and tail (each shorter than a vector) go to block 0
         if (tid < l.head) mine.add(read(tid));
         if (tid < n - l.tail_begin) mine.add(read(l.tail_begin + tid));
@@ -172,21 +165,22 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
     using In = typename Reader::value_type;
     static_assert(kVectorizable<Reader>, "the one-block kernel is built for vectorizable inputs only");
     constexpr int kPerVector = int(kVectorBytes / sizeof(In));
-    const int misalign = int(reinterpret_cast<std::uintptr_t>(read.data) % kVectorBytes);
+    const int misalign = int(read.address() % kVectorBytes);
     int head = misalign == 0 ? 0 : (kVectorBytes - misalign) / int(sizeof(In));  // as layout()
     head = head < n ? head : n;
     const int vector_count = (n - head) / kPerVector;
     const int tail_begin = head + vector_count * kPerVector;
     const int tail = n - tail_begin;
-    const uint4* vectors = reinterpret_cast<const uint4*>(read.data + head);
     const int tid = int(threadIdx.x);
 
     Accum head_item{}, tail_item{};
     if (tid < head) head_item = read(tid);
     if (tid < tail) tail_item = read(tail_begin + tid);
     RunningFold<Accum, Op> mine{op};
-    auto fold = [&](const uint4& raw) { mine.add(fold_vector<Accum, In>(raw, op)); };
-    fold_strided_vectors(vectors, tid, BLOCK, vector_count, fold);
+    auto fold = [&](const typename Reader::vector_type& raw, int v) {
+      mine.add(read.fold_vector(raw, std::int64_t(head + v * Reader::kPerVector), op));
+    };
+    fold_strided_vectors(read, head, tid, BLOCK, vector_count, fold);
     if (tid < head) mine.add(head_item);
     if (tid < tail) mine.add(tail_item);
     int valid = vector_count < BLOCK ? vector_count : BLOCK;

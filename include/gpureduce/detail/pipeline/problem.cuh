@@ -1,5 +1,5 @@
-// What every kernel of every pipeline is given: the problem's types, its pointers and its temp
-// storage (whose layout is temp_layout.cuh).
+// What every kernel of every pipeline is given: the problem's types, its input (a reader:
+// readers.cuh), its output and its temp storage (whose layout is temp_layout.cuh).
 #pragma once
 
 #include <cstdint>
@@ -9,10 +9,12 @@
 
 namespace gpureduce::detail {
 
-// The types of one reduction. Accum is what blocks combine; Out is what d_out holds.
-template <class In_, class Out_, class Accum_, class Op_, class Init_>
+// The types of one reduction. Reader turns element i into an Accum (readers.cuh); In is what one
+// element of its memory holds; Accum is what blocks combine; Out is what d_out holds.
+template <class Reader_, class Out_, class Accum_, class Op_, class Init_>
 struct Problem {
-  using In = In_;
+  using Reader = Reader_;
+  using In = typename Reader_::value_type;
   using Out = Out_;
   using Accum = Accum_;
   using Op = Op_;
@@ -26,7 +28,7 @@ struct Problem {
 template <class P>
 struct KernelArgs {
   using Accum = typename P::Accum;
-  const typename P::In* d_in;
+  typename P::Reader input;
   typename P::Out* d_out;
   std::int64_t num_items;
   unsigned char* temp;  // temp storage: control block, flagged slots, partials, scratch

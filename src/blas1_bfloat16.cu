@@ -1,0 +1,6 @@
+// Compiled BLAS level-1 reductions of __nv_bfloat16 (blas.hpp). One file per input type so the build
+// parallelises.
+#define GPUREDUCE_BUILDING_LIBRARY
+#include "gpureduce/blas1.cuh"
+
+GPUREDUCE_DECLARE_BLAS1(__nv_bfloat16, float, )
