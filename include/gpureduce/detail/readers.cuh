@@ -43,6 +43,9 @@ struct ArrayReaderBase {
   __host__ __device__ std::uintptr_t address() const {
     return reinterpret_cast<std::uintptr_t>(static_cast<const Self&>(*this).data);
   }
+  ReaderPointers pointers() const {
+    return {{static_cast<const Self&>(*this).data, nullptr}, {"d_in", ""}, 1};
+  }
   // The vectors from item `head` (16-byte aligned) on, and vector v of them: a vector pointer,
   // so that the loads of a batch are one base plus constant offsets.
   using vector_pointer = const uint4*;
@@ -72,7 +75,6 @@ template <class In, class Accum>
 struct InputReader : ArrayReaderBase<InputReader<In, Accum>, In, Accum> {
   const In* data;
   __host__ __device__ InputReader(const In* d) : data(d) {}
-  ReaderPointers pointers() const { return {{data, nullptr}, {"d_in", ""}, 1}; }
   __device__ __forceinline__ static Accum item(const In& x, std::int64_t) {
     return static_cast<Accum>(x);
   }
@@ -84,7 +86,6 @@ struct TransformReader : ArrayReaderBase<TransformReader<In, Accum, Transform>, 
   const In* data;
   Transform transform;
   __host__ __device__ TransformReader(const In* d, Transform t) : data(d), transform(t) {}
-  ReaderPointers pointers() const { return {{data, nullptr}, {"d_in", ""}, 1}; }
   __device__ __forceinline__ Accum item(const In& x, std::int64_t) const {
     return static_cast<Accum>(transform(x));
   }
@@ -97,7 +98,6 @@ struct IndexedReader : ArrayReaderBase<IndexedReader<In, Accum, Transform>, In, 
   const In* data;
   Transform transform;
   __host__ __device__ IndexedReader(const In* d, Transform t = {}) : data(d), transform(t) {}
-  ReaderPointers pointers() const { return {{data, nullptr}, {"d_in", ""}, 1}; }
   __device__ __forceinline__ Accum item(const In& x, std::int64_t i) const {
     Accum a;
     a.index = i;
