@@ -2,9 +2,15 @@
 // and TransformReduce against cub::DeviceReduce, Dot/Norm2/SumAbs/ArgMaxAbs against cuBLAS
 // (device pointer mode, result left on the device, handle made outside the timing). Each
 // iteration times one call of each between CUDA events on one stream, alternating which goes
-// first; the table gives both medians and the median of the per-iteration ratios
-// (gpureduce / competitor). Inputs: uniform floats in [-1, 1) made on the GPU, every n a prefix.
-//   gpureduce_level1_paired OUT.md    (also prints the table)
+// first, each started on an idle GPU (so each pays its host launch cost alike; when the second was
+// enqueued behind the first, the ratios came in two modes, one per order) and, from half the L2 up,
+// with the L2 flushed first (so the second does not read what the first left in L2); the table
+// gives both medians and the median of the per-iteration ratios (gpureduce / competitor). Inputs: uniform floats in [-1, 1) made on the GPU, every n a prefix.
+// Each iteration also times one launch of an empty kernel (floor_kernel.hpp, 1 block of 32 threads)
+// the same way, after the pair, on the idle stream: the row's floor is its median plus the input
+// bytes (x and y for Dot) at the theoretical DRAM bandwidth, as report.py's `floor µs`.
+//   gpureduce_level1_paired OUT.md    (also prints the tables; writes OUT.csv beside OUT.md, the
+//                                      rows for benchmark/level1_plot.py)
 #include <cublas_v2.h>
 
 #include <algorithm>
@@ -16,6 +22,9 @@
 
 #include <cub/device/device_reduce.cuh>
 
+#include "device_info.hpp"
+#include "floor_kernel.hpp"
+#include "l2_flush.hpp"
 #include "gpureduce/blas.hpp"
 #include "gpureduce/device_reduce.cuh"
 
@@ -49,33 +58,42 @@ __global__ void widen(const float* in, double* out, std::int64_t n) {
 
 struct Paired {
   double ours_us, theirs_us, ratio;
+  double empty_us;  // one launch of an empty kernel, timed alike in the same iterations
 };
 
-// Medians of A (ours) and B (theirs) and of the per-iteration ratios, ABBA order, after warm-up.
-Paired time_paired(const std::function<void()>& ours, const std::function<void()>& theirs) {
-  cudaEvent_t e[4];
+// Medians of A (ours) and B (theirs), of the per-iteration ratios (ABBA order, after warm-up) and
+// of an empty launch timed after each pair, each call between its own events on the drained stream
+// (host launch cost included).
+Paired time_paired(const std::function<void()>& ours, const std::function<void()>& theirs,
+                   gpureduce_bench::L2Flusher* flusher) {
+  cudaEvent_t e[2];
   for (auto& ev : e) CHECK(cudaEventCreate(&ev));
   for (int i = 0; i < 5; ++i) { ours(); theirs(); }
-  CHECK(cudaDeviceSynchronize());
-  std::vector<double> a, b, r;
+  // One call between events, on an idle GPU (and a cold L2 where `flusher`), in microseconds.
+  auto time_one = [&](const std::function<void()>& call) {
+    if (flusher) flusher->flush(nullptr);
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaEventRecord(e[0])); call(); CHECK(cudaEventRecord(e[1]));
+    CHECK(cudaEventSynchronize(e[1]));
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, e[0], e[1]));
+    return 1e3 * ms;
+  };
+  const std::function<void()> empty = [] { CHECK(gpureduce_bench::launch_empty_kernel(nullptr)); };
+  std::vector<double> a, b, r, f;
   double spent = 0;
   for (int it = 0; it < 2000 && (it < 30 || spent < 0.05); ++it) {
     const bool ours_first = it % 2 == 0;
-    const std::function<void()>& first = ours_first ? ours : theirs;
-    const std::function<void()>& second = ours_first ? theirs : ours;
-    CHECK(cudaEventRecord(e[0])); first(); CHECK(cudaEventRecord(e[1]));
-    CHECK(cudaEventRecord(e[2])); second(); CHECK(cudaEventRecord(e[3]));
-    CHECK(cudaEventSynchronize(e[3]));
-    float t1 = 0, t2 = 0;
-    CHECK(cudaEventElapsedTime(&t1, e[0], e[1]));
-    CHECK(cudaEventElapsedTime(&t2, e[2], e[3]));
-    const double ta = 1e3 * (ours_first ? t1 : t2), tb = 1e3 * (ours_first ? t2 : t1);
-    a.push_back(ta); b.push_back(tb); r.push_back(ta / tb);
+    const double t1 = time_one(ours_first ? ours : theirs);
+    const double t2 = time_one(ours_first ? theirs : ours);
+    const double t3 = time_one(empty);
+    const double ta = ours_first ? t1 : t2, tb = ours_first ? t2 : t1;
+    a.push_back(ta); b.push_back(tb); r.push_back(ta / tb); f.push_back(t3);
     spent += ta * 1e-6;
   }
   for (auto& ev : e) CHECK(cudaEventDestroy(ev));
   auto median = [](std::vector<double> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; };
-  return {median(a), median(b), median(r)};
+  return {median(a), median(b), median(r), median(f)};
 }
 
 struct Row {
@@ -85,10 +103,11 @@ struct Row {
   Paired t;
 };
 
+// The issue's targets for gpureduce / competitor: 0.70 from 16K to 4M items, 1.00 elsewhere.
+double target_ratio(std::int64_t n) { return n >= (1 << 14) && n <= (1 << 22) ? 0.70 : 1.00; }
 const char* target(std::int64_t n) {
   if (n >= (std::int64_t(1) << 26)) return "<=1.00 (>=1x throughput)";
-  if (n >= (1 << 14) && n <= (1 << 22)) return "<=0.70";
-  return "<=1.00";
+  return target_ratio(n) < 1.0 ? "<=0.70" : "<=1.00";
 }
 
 struct Bench {
@@ -100,14 +119,17 @@ struct Bench {
   std::size_t temp_bytes;
   void* out;           // 64 bytes of outputs
   cublasHandle_t blas;
+  gpureduce_bench::L2Flusher* flusher;  // used from half the L2 up (the library's streaming range)
+  std::size_t l2_bytes;
   std::vector<Row> rows;
 
   void add(const std::string& op, const std::string& competitor, std::int64_t n, double bytes,
            const std::function<void()>& ours, const std::function<void()>& theirs) {
-    rows.push_back({op, competitor, n, bytes, time_paired(ours, theirs)});
+    const bool streaming = bytes >= double(l2_bytes / 2);
+    rows.push_back({op, competitor, n, bytes, time_paired(ours, theirs, streaming ? flusher : nullptr)});
     const Row& r = rows.back();
-    std::fprintf(stderr, "%s n=%lld ours %.2f us theirs %.2f us ratio %.3f\n", op.c_str(),
-                 (long long)n, r.t.ours_us, r.t.theirs_us, r.t.ratio);
+    std::fprintf(stderr, "%s n=%lld ours %.2f us theirs %.2f us ratio %.3f empty launch %.2f us\n", op.c_str(),
+                 (long long)n, r.t.ours_us, r.t.theirs_us, r.t.ratio, r.t.empty_us);
   }
   template <class Call>
   std::function<void()> ours(Call call) {
@@ -162,36 +184,91 @@ struct Bench {
   };
 };
 
-double peak_gbps() {
-  int clock_khz = 0, bus_bits = 0;
-  CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, 0));
-  CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0));
-  return 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+// A row's numbers, as the Markdown and the CSV show them. floor: the empty launch plus the input
+// read once at the theoretical DRAM bandwidth (report.py's floor; the launch alone where the
+// device does not report its bandwidth), the least any one-launch call can take in this harness;
+// a target ratio below floor / competitor is out of reach here.
+struct Derived {
+  double gbps, pct_peak, floor_us, floor_ratio;
+  bool meets, reachable;
+};
+Derived derive(const Row& r, double peak_bytes_per_second) {
+  const bool peak_known = peak_bytes_per_second > 0;
+  Derived d{};
+  d.gbps = r.bytes / (r.t.ours_us * 1e3);
+  d.pct_peak = peak_known ? 100.0 * d.gbps * 1e9 / peak_bytes_per_second : 0.0;
+  d.floor_us = r.t.empty_us + (peak_known ? r.bytes / peak_bytes_per_second * 1e6 : 0.0);
+  d.floor_ratio = d.floor_us / r.t.theirs_us;
+  d.meets = r.t.ratio <= target_ratio(r.n);
+  d.reachable = d.floor_ratio <= target_ratio(r.n);
+  return d;
 }
 
-void write_table(const Bench& bench, FILE* out) {
-  cudaDeviceProp prop{};
-  CHECK(cudaGetDeviceProperties(&prop, 0));
-  const double peak = peak_gbps();
-  std::fprintf(out, "# Level-1 reductions against CUB and cuBLAS: %s\n\n", prop.name);
-  std::fprintf(out, "CCCL %d, theoretical bandwidth %.1f GB/s, L2 %d MiB. Paired: one call of "
-               "each between CUDA events per iteration, ABBA, median of >= 30 iterations; ratio = "
-               "median of per-iteration gpureduce / competitor. (L2): the input fits in L2.\n\n",
-               CCCL_VERSION, peak, prop.l2CacheSize >> 20);
-  std::string op;
-  for (const Row& r : bench.rows) {
-    if (r.op != op) {
-      op = r.op;
-      std::fprintf(out, "\n### %s vs %s\n\n| n | %s µs | gpureduce µs | GB/s | %% of peak | ratio | target | meets |\n|---:|---:|---:|---:|---:|---:|---|---|\n",
-                   r.op.c_str(), r.competitor.c_str(), r.competitor.c_str());
+// The ops in the order they were first measured.
+std::vector<std::string> ops_in_order(const Bench& bench) {
+  std::vector<std::string> ops;
+  for (const Row& r : bench.rows)
+    if (std::find(ops.begin(), ops.end(), r.op) == ops.end()) ops.push_back(r.op);
+  return ops;
+}
+
+// One table per op, a row per size.
+void write_table(const Bench& bench, const gpureduce_bench::DeviceInfo& device, FILE* out) {
+  std::fprintf(out, "# Level-1 reductions against CUB and cuBLAS: %s\n\n", device.name.c_str());
+  std::fprintf(out, "%s, theoretical bandwidth %s, L2 %zu MiB. Paired: one call of each between CUDA "
+               "events per iteration, each on an idle GPU, ABBA, median of >= 30 iterations; ratio = median of "
+               "per-iteration gpureduce / competitor. (L2): the input fits in L2 and is not flushed; from half "
+               "the L2 up the L2 is flushed before every call. floor µs: one launch of an empty "
+               "kernel (1 block of 32 threads), timed the same way after each pair (median), plus the "
+               "input bytes (x and y for Dot) at the theoretical DRAM bandwidth; a target ratio below "
+               "floor / competitor is unreachable in this harness (target reachable: no).\n",
+               device.versions_text().c_str(), device.peak_text().c_str(), device.l2_bytes >> 20);
+  for (const std::string& op : ops_in_order(bench)) {
+    bool header = false;
+    for (const Row& r : bench.rows) {
+      if (r.op != op) continue;
+      if (!header) {
+        std::fprintf(out, "\n### %s vs %s\n\n| n | %s µs | gpureduce µs | GB/s | %% of peak | ratio | floor µs | "
+                     "floor / competitor | target | meets | target reachable |\n"
+                     "|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n",
+                     r.op.c_str(), r.competitor.c_str(), r.competitor.c_str());
+        header = true;
+      }
+      const Derived d = derive(r, device.peak_bytes_per_second);
+      std::fprintf(out, "| %lld%s | %.2f | %.2f | %.1f | %.1f | %.3f | %.2f | %.3f | %s | %s | %s |\n",
+                   (long long)r.n, device.l2_resident(std::size_t(r.bytes)) ? " (L2)" : "", r.t.theirs_us,
+                   r.t.ours_us, d.gbps, d.pct_peak, r.t.ratio, d.floor_us, d.floor_ratio, target(r.n),
+                   d.meets ? "yes" : "no", d.reachable ? "yes" : "no");
     }
-    const double gbps = r.bytes / (r.t.ours_us * 1e3);
-    const bool mid = r.n >= (1 << 14) && r.n <= (1 << 22);
-    const bool meets = r.t.ratio <= (mid ? 0.70 : 1.00);
-    std::fprintf(out, "| %lld%s | %.2f | %.2f | %.1f | %.1f | %.3f | %s | %s |\n", (long long)r.n,
-                 r.bytes <= prop.l2CacheSize ? " (L2)" : "", r.t.theirs_us, r.t.ours_us, gbps,
-                 100.0 * gbps / peak, r.t.ratio, target(r.n), meets ? "yes" : "no");
   }
+}
+
+// The same rows, flat, for benchmark/level1_plot.py.
+void write_csv(const Bench& bench, const gpureduce_bench::DeviceInfo& device, FILE* out) {
+  std::fprintf(out, "op,competitor,n,competitor_us,gpureduce_us,gbps,pct_peak,ratio,floor_us\n");
+  for (const Row& r : bench.rows) {
+    const Derived d = derive(r, device.peak_bytes_per_second);
+    std::fprintf(out, "%s,%s,%lld,%.3f,%.3f,%.2f,%.2f,%.4f,%.3f\n", r.op.c_str(), r.competitor.c_str(),
+                 (long long)r.n, r.t.theirs_us, r.t.ours_us, d.gbps, d.pct_peak, r.t.ratio, d.floor_us);
+  }
+}
+
+// OUT.md -> OUT.csv (OUT -> OUT.csv).
+std::string csv_path(const std::string& markdown) {
+  const std::string md = ".md";
+  const bool has_md = markdown.size() > md.size() && markdown.compare(markdown.size() - md.size(), md.size(), md) == 0;
+  return (has_md ? markdown.substr(0, markdown.size() - md.size()) : markdown) + ".csv";
+}
+
+bool write_file(const std::string& path, void (*write)(const Bench&, const gpureduce_bench::DeviceInfo&, FILE*),
+                const Bench& bench, const gpureduce_bench::DeviceInfo& device) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) {
+    std::fprintf(stderr, "cannot write %s\n", path.c_str());
+    return false;
+  }
+  write(bench, device, f);
+  return std::fclose(f) == 0;
 }
 
 }  // namespace
@@ -214,14 +291,15 @@ int main(int argc, char** argv) {
   CHECK(cudaDeviceSynchronize());
   CHECK(cublasCreate(&bench.blas));
   CHECK(cublasSetPointerMode(bench.blas, CUBLAS_POINTER_MODE_DEVICE));
+  const gpureduce_bench::DeviceInfo device = gpureduce_bench::query_device();
+  gpureduce_bench::L2Flusher flusher(device.l2_bytes);
+  bench.flusher = &flusher;
+  bench.l2_bytes = device.l2_bytes;
   for (int k = 10; k <= 28; k += 2) bench.run(std::int64_t(1) << k);
-  write_table(bench, stdout);
-  if (argc > 1) {
-    FILE* f = std::fopen(argv[1], "w");
-    if (!f) return 1;
-    write_table(bench, f);
-    std::fclose(f);
-  }
+  write_table(bench, device, stdout);
+  if (argc > 1 && !(write_file(argv[1], write_table, bench, device) &&
+                    write_file(csv_path(argv[1]), write_csv, bench, device)))
+    return 1;
   CHECK(cublasDestroy(bench.blas));
   return 0;
 }

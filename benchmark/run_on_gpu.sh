@@ -83,10 +83,19 @@ if [[ -x "$sweep" ]]; then
 fi
 
 # ArgMin/ArgMax, TransformReduce and BLAS level-1 against CUB and cuBLAS, paired (level1_paired.cu):
-# 11 s on an H100 (2026-11-25).
+# 11 s on an H100 (2026-11-25, before each iteration also timed an empty launch for the floor
+# columns: expect somewhat more). It writes $stem-level1.md and $stem-level1.csv; level1_plot.py
+# draws the CSV into $stem-level1.png where matplotlib is installed.
 if [[ -x "$bin/gpureduce_level1_paired" ]]; then
   echo "== $bin/gpureduce_level1_paired $stem-level1.md"
   "$bin/gpureduce_level1_paired" "$stem-level1.md" > /dev/null || status=1
+  if [[ -s "$stem-level1.csv" ]]; then
+    if python3 -c 'import matplotlib' 2> /dev/null; then
+      python3 benchmark/level1_plot.py "$stem-level1.csv" "$stem-level1.png" || status=1
+    else
+      echo "run_on_gpu.sh: matplotlib is not installed: no $stem-level1.png (the .md and .csv are written)"
+    fi
+  fi
 fi
 
 if [[ -s "$stem.json" ]]; then

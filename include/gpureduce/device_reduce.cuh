@@ -34,14 +34,14 @@ cudaError_t TransformReduce(void* d_temp_storage, std::size_t& temp_storage_byte
 // As cub::DeviceReduce::Reduce: the accumulator type is what op(init, *d_in) returns. d_in is any
 // random-access iterator (counting, constant, transform, zip, thrust::device_ptr) or a pointer;
 // raw pointers (and device_ptr, which is one) are loaded as 16-byte vectors, iterators element by
-// element. The atomic pipeline takes plus only (cuda::minimum/maximum are refused: its Min/Max
-// path knows the library's own operators alone).
+// element. The atomic pipeline takes plus, cuda::minimum and cuda::maximum of built-in types
+// (pipeline/atomic_combine.cuh) and refuses other operators.
 template <class InputIt, class Out, class Op, class Init>
 cudaError_t Reduce(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIt d_in,
                    Out* d_out, std::int64_t num_items, Op op, Init init,
                    cudaStream_t stream = nullptr, const Options& options = {}) {
   return TransformReduce(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, op,
-                         ::cuda::std::__identity{}, init, stream, options);
+                         detail::Identity{}, init, stream, options);
 }
 
 template <class In, class Out>

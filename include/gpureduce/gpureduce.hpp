@@ -4,11 +4,11 @@
 // size, allocate it, call again to reduce. Every call is asynchronous on `stream`.
 //
 // What the library keeps, per CUDA context (docs/design.md; release_cached_state gives it back):
-// - With default Options, automatic keeps 8 KiB of state per stream (at most 256 streams a
+// - With default Options, automatic keeps 16 KiB of state per stream (at most 256 streams a
 //   context; further streams take a plan that needs none, same bits), from a pool of zeroed device
 //   memory, until release_cached_state or the context's end. A stream's first such call may
-//   allocate 64 KiB, zero it and wait for that (once per 8 streams).
-// - Inside a stream capture, automatic's integer and float sums keep 128 B or 8 KiB for the
+//   allocate 64 KiB, zero it and wait for that (once per 4 streams).
+// - Inside a stream capture, automatic's integer and float sums keep 128 B or 16 KiB for the
 //   captured graph, given back when the graph and its executables are destroyed. Executables of
 //   one capture share it, as they share its temp storage: run them one at a time.
 // - Cached device and kernel attributes.

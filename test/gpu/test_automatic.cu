@@ -75,10 +75,10 @@ void check_plans() {
       const bool streaming = bytes > kClusterBytes && bytes >= limits.l2_bytes / 2;
       // Zeroed storage: last_block (flagged partials) at every size; else, above one block and
       // below streaming, the same plan on the stream's state (this process holds far fewer than
-      // kStreamOwnedSlotsPerContext streams) where it fits the 8 KiB slot: a 256-byte control block
+      // kStreamOwnedSlotsPerContext streams) where it fits the 16 KiB slot: a 256-byte control block
       // and a flagged slot of sizeof(Out) * 2 bytes per block of the rule's grid (a counted word
       // for int32); else grid_sync where the device launches cooperatively.
-      const bool fits_slot = 256 + sqrt_rule(bytes) * std::int64_t(sizeof(typename C::Out)) * 2 <= 8192;
+      const bool fits_slot = 256 + sqrt_rule(bytes) * std::int64_t(sizeof(typename C::Out)) * 2 <= 16384;
       const bool stream_owned = !zeroed && n > one_block_items && !streaming && fits_slot;
       const Pipeline expected_pipeline =
           zeroed || stream_owned || !limits.cooperative ? Pipeline::last_block : Pipeline::grid_sync;

@@ -214,7 +214,7 @@ TEST(StreamOwnedState, WithoutASlotTheOldPlanGivesTheSameBits) {
 }
 
 // automatic with the caller's grid_blocks (or block_threads): the state must fit the slot at the
-// grid the call will launch, not at the rule's. 8-byte partials at 3879 blocks outgrow the 8 KiB
+// grid the call will launch, not at the rule's. 8-byte partials at 3879 blocks outgrow the 16 KiB
 // slot (the fuzz test's case 1363 failed there with an internal error): that call keeps grid_sync;
 // at 64 blocks it takes the slot. Answers bitwise CUB's (Max; uint64 sums wrap alike in any order).
 template <class C>
@@ -241,8 +241,10 @@ TEST(StreamOwnedState, TheCallersGridDecidesWhetherTheStateFits) {
   caller_grid<Case<double, double, Op::max>>(369244, 0, 3879, false);
   caller_grid<Case<std::uint64_t, std::uint64_t, Op::sum>>(176628, 64, 4223, false);
   caller_grid<Case<double, double, Op::max>>(369244, 0, 64, true);
-  caller_grid<Case<float, float, Op::max>>(369244, 128, 992, true);  // 4-byte partials: 992 fit
-  caller_grid<Case<float, float, Op::max>>(369244, 128, 993, false);
+  // 4-byte partials: 256 + 8 x 2016 bytes fill the 16 KiB slot, 2017 do not (the input fills 2148
+  // blocks of 128 threads, under one wave of them on an H100 or H200).
+  caller_grid<Case<float, float, Op::max>>(1100000, 128, 2016, true);
+  caller_grid<Case<float, float, Op::max>>(1100000, 128, 2017, false);
 }
 
 }  // namespace

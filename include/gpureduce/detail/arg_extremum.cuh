@@ -17,7 +17,7 @@ IndexedValue<T> cub_empty_arg_extremum() {
 
 // `empty` is written for an empty input; a non-empty one gives the first extremum of
 // transform(d_in[i]) and its index.
-template <class Op, class T, class Transform = ::cuda::std::__identity>
+template <class Op, class T, class Transform = Identity>
 cudaError_t reduce_arg_extremum(void* d_temp_storage, std::size_t& temp_storage_bytes,
                                 const T* d_in, IndexedValue<T>* d_out, std::int64_t num_items,
                                 cudaStream_t stream, const Options& options,

@@ -12,12 +12,14 @@
 
 namespace gpureduce::detail {
 
-// |x| by clearing the sign bit: exact for every type, NaN stays NaN.
+// |x| by clearing the sign bit: exact for every type, -0 -> +0, NaN stays NaN. fabs, not a
+// comparison: it is a free operand modifier of the add that follows, where the branchy form took
+// 15 instructions an element (ncu, probe h100-2026-11-25-argmin).
 struct AbsoluteValue {
   template <class T>
   __host__ __device__ T operator()(const T& x) const {
     if constexpr (std::is_floating_point_v<T>) {
-      return x < T(0) ? -x : (x == T(0) ? T(0) : x);  // -0 -> +0; NaN passes through
+      return std::fabs(x);
     } else {
       unsigned short bits;
       memcpy(&bits, &x, sizeof bits);

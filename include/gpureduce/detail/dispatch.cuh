@@ -317,7 +317,7 @@ LastBlockState last_block_state(const Request<P>& r, std::int64_t grid) {
   // The counted word publishes no partial; the flagged slots serve the other accumulators they fit.
   st.counted = pipeline == Pipeline::last_block && uses_counted_sum<typename P::Op, Accum>(grid);
   st.flagged = pipeline == Pipeline::last_block && grid > 1 && !st.counted &&
-               grid <= kFlaggedSlotCapacity && kFlaggable<Accum> && Rung::kReadsPartialsByIndex;
+               kFlaggable<Accum> && grid <= kFlaggedCapacity<Accum> && Rung::kReadsPartialsByIndex;
   st.bytes = st.flagged ? flagged_state_bytes<Accum>(grid) : sizeof(ControlBlock);
   // A library slot holds the counted word, or the ticket and flagged slots: all of the state.
   const bool fits_a_slot = (st.counted || st.flagged) && st.bytes <= kLargeSlotBytes;
@@ -519,7 +519,7 @@ bool stream_owned_state_fits(std::int64_t max_grid) {
   if constexpr (kCountedSumFits<Op, Accum>) {
     return max_grid <= kCountedSumMaxGrid;
   } else if constexpr (kFlaggable<Accum>) {
-    return max_grid <= kFlaggedSlotCapacity &&
+    return max_grid <= kFlaggedCapacity<Accum> &&
            flagged_state_bytes<Accum>(max_grid) <= kLargeSlotBytes;
   } else {
     return false;

@@ -145,8 +145,38 @@ struct ArgExtremumOp {
     if (a_better) return a;
     return b.index < a.index ? b : a;
   }
+  // operator()(a, b) where b's index is known to be above a's (combine_in_order): the later item
+  // wins only if strictly better, or a NaN over a number, so the index takes no part.
+  static constexpr bool kHasInOrder = true;
+  template <class Pair>
+  __host__ __device__ static Pair in_order(const Pair& a, const Pair& b) {
+    return later_wins(a.value, b.value) ? b : a;
+  }
+  // Whether value b, later than a, replaces it: b strictly better, or b NaN and a not. As
+  // "b < a or unordered, and a not NaN" it is two comparisons (a NaN stays: the first NaN wins).
+  template <class T>
+  __host__ __device__ static bool later_wins(const T& a, const T& b) {
+    using traits = value_traits<T>;
+    const auto wa = traits::widen(a), wb = traits::widen(b);
+    const bool b_better_or_unordered = kMin ? !(wa <= wb) : !(wb <= wa);
+    return b_better_or_unordered && !traits::is_nan(a);
+  }
 };
 using ArgMinOp = ArgExtremumOp<true>;
 using ArgMaxOp = ArgExtremumOp<false>;
+
+// op(earlier, later) where `later` comes after everything `earlier` folded, in index order (a
+// thread's own items, left to right): an op with an `in_order` form takes it, the rest their own.
+template <class Op, class = void>
+inline constexpr bool has_in_order_v = false;
+template <class Op>
+inline constexpr bool has_in_order_v<Op, std::void_t<decltype(Op::kHasInOrder)>> = Op::kHasInOrder;
+
+template <class Op, class Accum>
+__host__ __device__ __forceinline__ Accum combine_in_order(const Op& op, const Accum& earlier,
+                                                           const Accum& later) {
+  if constexpr (has_in_order_v<Op>) return Op::in_order(earlier, later);
+  else return op(earlier, later);
+}
 
 }  // namespace gpureduce::detail

@@ -19,11 +19,11 @@
 namespace gpureduce::detail {
 
 // Slot sizes (chosen, not measured): a 128-byte line of its own for a counted word (so no two
-// reductions' atomics meet on a line), 8 KiB for a ticket and the flagged slots of a grid of up to
-// about a thousand blocks of 4-byte partials (temp_layout.cuh; automatic's captured float plans
-// have at most 512).
+// reductions' atomics meet on a line), 16 KiB for a ticket and the flagged slots of automatic's
+// largest grid below the streaming range (512 blocks) of 8-byte partials, or of 256 blocks of
+// ArgMin/ArgMax's 16-byte ones (temp_layout.cuh; 8 KiB until ArgMin sent those to grid_sync).
 inline constexpr std::size_t kSmallSlotBytes = 128;
-inline constexpr std::size_t kLargeSlotBytes = std::size_t(8) << 10;
+inline constexpr std::size_t kLargeSlotBytes = std::size_t(16) << 10;
 inline constexpr std::size_t kSlotChunkBytes = std::size_t(64) << 10;
 
 // A zeroed slot of `slot_bytes` (one of the two sizes) in `context` (the current one), allocating

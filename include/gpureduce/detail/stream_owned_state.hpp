@@ -12,7 +12,7 @@
 // A slot is drawn from the context's pool of zeroed slots (slot_pool.hpp) the first time a stream
 // needs one, keyed by (context, cudaStreamGetId), and kept until gpureduce::release_cached_state
 // or the context's end: CUDA says nothing when a stream is destroyed, so a slot cannot be known
-// free again. At most kStreamOwnedSlotsPerContext streams per context get one (8 KiB each, 2 MiB
+// free again. At most kStreamOwnedSlotsPerContext streams per context get one (16 KiB each, 4 MiB
 // in all: a bound on memory, not a measurement); a reduction on any further stream takes the plan
 // it took before slots existed (grid_sync, or last_block with a memset), with the same grid and
 // bits.

@@ -39,7 +39,7 @@ cudaError_t reduce_transformed(void* d_temp_storage, std::size_t* temp_storage_b
   using Accum = accum_t<ReduceOp, Init, Transformed>;
   if constexpr (std::is_pointer_v<Input>) {
     using In = std::remove_cv_t<std::remove_pointer_t<Input>>;
-    if constexpr (std::is_same_v<TransformOp, ::cuda::std::__identity>)
+    if constexpr (std::is_same_v<TransformOp, Identity>)
       return reduce_input(d_temp_storage, temp_storage_bytes, InputReader<In, Accum>(input), d_out,
                           num_items, reduce_op, init, true, stream, options, nullptr);
     else

@@ -54,7 +54,7 @@ template <class Reader, class Accum>
 struct CubView {
   using Input = thrust::transform_iterator<ReaderAt<Reader, Accum>,
                                            thrust::counting_iterator<std::int64_t>, Accum>;
-  using Transform = ::cuda::std::__identity;
+  using Transform = ::cuda::std::__identity;  // what CUB's own Reduce hands its agent
   __device__ static Input input(const Reader& r) {
     return Input(thrust::counting_iterator<std::int64_t>(0), ReaderAt<Reader, Accum>{r});
   }

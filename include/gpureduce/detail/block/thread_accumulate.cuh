@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "../ops.cuh"
+
 namespace gpureduce::detail {
 
 template <class Accum>
@@ -13,7 +15,7 @@ struct ThreadAggregate {
   int valid_threads;  // threads of this block holding a value: always a prefix 0..valid_threads-1
 };
 
-// Precondition: the block owns at least one element (rank * blockDim * LOADS < n).
+// Each thread's items come in ascending index order (combine_in_order). Precondition: the block owns at least one element (rank * blockDim * LOADS < n).
 template <int LOADS, class Accum, class Reader, class Op>
 __device__ __forceinline__ ThreadAggregate<Accum> accumulate_grid_stride(
     Reader read, std::int64_t n, std::int64_t rank, std::int64_t blocks, Op op) {
@@ -26,11 +28,11 @@ __device__ __forceinline__ ThreadAggregate<Accum> accumulate_grid_stride(
     value = read(i);
 #pragma unroll
     for (int k = 1; k < LOADS; ++k)
-      if (i + k * threads < n) value = op(value, read(i + k * threads));
+      if (i + k * threads < n) value = combine_in_order(op, value, read(i + k * threads));
     for (i += grid_span; i < n; i += grid_span) {
 #pragma unroll
       for (int k = 0; k < LOADS; ++k)
-        if (i + k * threads < n) value = op(value, read(i + k * threads));
+        if (i + k * threads < n) value = combine_in_order(op, value, read(i + k * threads));
     }
   }
   const std::int64_t first_free = n - rank * block_span;

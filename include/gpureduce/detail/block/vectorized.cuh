@@ -15,8 +15,9 @@
 
 namespace gpureduce::detail {
 
-// What one thread has folded so far, left to right: the first item as it is, each later one
-// combined onto it, so no identity element is needed.
+// What one thread has folded so far: the first item as it is, each later one combined onto it, so
+// no identity element is needed. add_later: x's index is above every item folded so far (the op's
+// cheaper in-order form, ops.cuh); add: any index (the scalar head, below the vectors).
 template <class Accum, class Op>
 struct RunningFold {
   Op op;
@@ -24,6 +25,10 @@ struct RunningFold {
   bool has_value = false;
   __device__ __forceinline__ void add(const Accum& x) {
     value = has_value ? op(value, x) : x;
+    has_value = true;
+  }
+  __device__ __forceinline__ void add_later(const Accum& x) {
+    value = has_value ? combine_in_order(op, value, x) : x;
     has_value = true;
   }
 };
@@ -130,12 +135,12 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
       // The vector's first item's index, for readers that use it (IndexedReader): dead code
       // for the others.
       auto fold = [&](const typename Reader::vector_type& raw, std::int64_t v) {
-        mine.add(read.fold_vector(raw, l.head + v * Reader::kPerVector, op));
+        mine.add_later(read.fold_vector(raw, l.head + v * Reader::kPerVector, op));
       };
       fold_strided_vectors(read, l.head, rank * threads + tid, threads * blocks, l.vectors, fold);
       if (rank == 0) {  // the scalar head and tail (each shorter than a vector) go to block 0
         if (tid < l.head) mine.add(read(tid));
-        if (tid < n - l.tail_begin) mine.add(read(l.tail_begin + tid));
+        if (tid < n - l.tail_begin) mine.add_later(read(l.tail_begin + tid));
       }
       // Every thread holds a value exactly when this block has a whole block of vectors: block
       // 0's head and tail are shorter than a vector, so they never fill a block that its vectors
@@ -178,11 +183,11 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
     if (tid < tail) tail_item = read(tail_begin + tid);
     RunningFold<Accum, Op> mine{op};
     auto fold = [&](const typename Reader::vector_type& raw, int v) {
-      mine.add(read.fold_vector(raw, std::int64_t(head + v * Reader::kPerVector), op));
+      mine.add_later(read.fold_vector(raw, std::int64_t(head + v * Reader::kPerVector), op));
     };
     fold_strided_vectors(read, head, tid, BLOCK, vector_count, fold);
     if (tid < head) mine.add(head_item);
-    if (tid < tail) mine.add(tail_item);
+    if (tid < tail) mine.add_later(tail_item);
     int valid = vector_count < BLOCK ? vector_count : BLOCK;
     valid = valid > head ? valid : head;
     valid = valid > tail ? valid : tail;

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <cuda/functional>
+
 #include "../ops.cuh"
 #include "../value_traits.cuh"
 
@@ -37,9 +39,22 @@ struct AtomicCombiner<Op, Accum, std::enable_if_t<is_sum_op_v<Op> && has_native_
   }
 };
 
+// The library's Min/Max, and CCCL's cuda::minimum / cuda::maximum (TransformReduce and Reduce
+// callers): the blocks' partials meet by order-preserving keys, which give what any order of
+// cuda::minimum would (integers; floats but for NaN and a tie of -0 with +0, where cuda::minimum's
+// own answer depends on the order of evaluation).
+template <class Op>
+inline constexpr bool is_min_like_v = std::is_same_v<Op, MinOp>;
+template <class T>
+inline constexpr bool is_min_like_v<::cuda::minimum<T>> = true;
+template <class Op>
+inline constexpr bool is_max_like_v = std::is_same_v<Op, MaxOp>;
+template <class T>
+inline constexpr bool is_max_like_v<::cuda::maximum<T>> = true;
+
 template <class Op, class Accum>
 inline constexpr bool is_min_or_max_v =
-    (std::is_same_v<Op, MinOp> || std::is_same_v<Op, MaxOp>) &&
+    (is_min_like_v<Op> || is_max_like_v<Op>) &&
     (std::is_arithmetic_v<Accum> || is_half_like_v<Accum>) && sizeof(Accum) <= 8;
 
 template <class Op, class Accum>
@@ -47,7 +62,7 @@ struct AtomicCombiner<Op, Accum, std::enable_if_t<is_min_or_max_v<Op, Accum>>> {
   static constexpr bool supported = true;
   using Key = typename ordered_key<Accum>::type;
   using Word = std::conditional_t<sizeof(Key) == 4, unsigned int, unsigned long long>;
-  static constexpr bool kIsMin = std::is_same_v<Op, MinOp>;
+  static constexpr bool kIsMin = is_min_like_v<Op>;
   static constexpr Key kNanKey = Key(~Key(0));
 
   __device__ static Key encode(Accum value) {

@@ -29,15 +29,25 @@
 
 namespace gpureduce::detail {
 
+// Accumulators of whole 32-bit words, up to 32 bytes (an IndexedValue of ArgMin/ArgMax is 16, Blue's
+// sums of Norm2 24): each word travels in a 64-bit slot word of its own with its flag.
+inline constexpr std::size_t kMaxFlaggedBytes = 32;
 template <class Accum>
-inline constexpr bool kFlaggable = std::is_trivially_copyable_v<Accum> &&
-                                   (sizeof(Accum) == 4 || sizeof(Accum) == 8) && alignof(Accum) >= 4;
+inline constexpr bool kFlaggable = std::is_trivially_copyable_v<Accum> && sizeof(Accum) % 4 == 0 &&
+                                   sizeof(Accum) <= kMaxFlaggedBytes && alignof(Accum) >= 4;
 
 // The high half of a word: 1 once the low half holds this call's payload. Zero is "empty".
 inline constexpr std::uint64_t kSlotWritten = std::uint64_t(1) << 32;
 
 template <class Accum>
 inline constexpr int kWordsPerSlot = int(sizeof(Accum) / 4);
+
+// The most partials of this type the slot region holds (temp_layout.cuh): kFlaggedSlotCapacity up to
+// 8-byte partials, fewer for wider ones (1024 of 16 bytes).
+template <class Accum>
+inline constexpr int kFlaggedCapacity =
+    kWordsPerSlot<Accum> <= 2 ? kFlaggedSlotCapacity
+                              : int(kFlaggedRegionBytes / (kWordsPerSlot<Accum> * sizeof(std::uint64_t)));
 
 __device__ __forceinline__ void store_word_relaxed(std::uint64_t* word, std::uint64_t value) {
   asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(word), "l"(value) : "memory");
@@ -66,8 +76,8 @@ __device__ __forceinline__ void publish_flagged(std::uint64_t* slots, unsigned i
 // these stores before the next call's. Clearing here, by the thread that read the slot, needs no
 // barrier; the separate pass after the fold that this replaces needed one.
 //
-// An 8-byte partial is two words, stored one after the other, so a load can find the first word
-// there and the second not yet. Every missing word is re-loaded together, one round trip per
+// A partial of 8 bytes or more is several words, stored one after the other, so a load can find
+// the first word there and a later one not yet. Every missing word is re-loaded together, one round trip per
 // re-poll: waiting on the first word and only then on the second let a stale load of the second
 // cost a round trip of its own. One word keeps the loop it had: the 4-byte kernels' code stays
 // what was measured, since the shape of a spin loop alone has cost 0.1-0.3 us (docs/tuning.md,

@@ -22,10 +22,10 @@ struct ControlBlock {
 };
 
 // The most partials the slot region holds, and the bytes of one slot: room for an 8-byte
-// accumulator, as two 32-bit halves each with its flag. Grids above the capacity, wider
-// accumulators and cub_block (which reads partials as a plain array) use the classic path.
-// Chosen, not measured: above automatic's grids on an H100 or H200 (docs/tuning.md, 'Flagged
-// slots').
+// accumulator, as two 32-bit halves each with its flag (wider ones take several slots' room:
+// kFlaggedCapacity in flagged_slots.cuh). Grids above the capacity and cub_block (which reads
+// partials as a plain array) use the classic path. Chosen, not measured: above automatic's grids
+// on an H100 or H200 (docs/tuning.md, 'Flagged slots').
 inline constexpr int kFlaggedSlotCapacity = 2048;
 inline constexpr std::size_t kFlaggedSlotBytes = 16;
 inline constexpr std::size_t kFlaggedRegionBytes = kFlaggedSlotCapacity * kFlaggedSlotBytes;
