@@ -98,6 +98,18 @@ if [[ -x "$bin/gpureduce_level1_paired" ]]; then
   fi
 fi
 
+# DeviceSegmentedReduce against cub::DeviceSegmentedReduce, paired (segmented_paired.cu): writes
+# $stem-segmented.md and .csv, and segmented_plot.py draws GB/s against segment size into
+# $stem-segmented.png where matplotlib is installed. Not yet timed on a GPU (a guess: 1-3 minutes,
+# most of it CUB on 2^24-2^26 one-item segments).
+if [[ -x "$bin/gpureduce_segmented_paired" ]]; then
+  echo "== $bin/gpureduce_segmented_paired $stem-segmented.md"
+  "$bin/gpureduce_segmented_paired" "$stem-segmented.md" > /dev/null || status=1
+  if [[ -s "$stem-segmented.csv" ]] && python3 -c 'import matplotlib' 2> /dev/null; then
+    python3 benchmark/segmented_plot.py "$stem-segmented.csv" "$stem-segmented.png" || status=1
+  fi
+fi
+
 if [[ -s "$stem.json" ]]; then
   command="benchmark/run_on_gpu.sh $out $device $date, which ran:
 $ladder_f32

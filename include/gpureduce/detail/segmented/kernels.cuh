@@ -1,0 +1,210 @@
+// Segmented reductions: the kernels. General offsets run classify_kernel (classify.cuh), then
+// reduce_kernel: a persistent grid (one wave of resident blocks) that first does the warp-level
+// work (the group-class segments in batches of 32 consecutive ones, split statically, then the
+// warp list, claimed), then claims block-level units in order from one counter (the split
+// segments' chunks, then the block list) until none is left; the last block to leave zeroes the
+// control block. Fixed-size segments need no classify pass and no counter: the host knows the
+// class.
+#pragma once
+
+#include <cstdint>
+
+#include "../launch.cuh"
+#include "../pipeline/ticket.cuh"
+#include "block_per_segment.cuh"
+#include "fold.cuh"
+#include "shape.cuh"
+#include "split.cuh"
+#include "state.cuh"
+#include "warp_per_segment.cuh"
+
+namespace gpureduce::detail::segmented {
+
+// Shared memory of a block: the warps' totals of the block tree, a chunk partial being handed to
+// its folding thread, each warp's staging bytes, the unit in hand.
+template <class Accum>
+struct BlockShared {
+  alignas(Accum) unsigned char totals[kWarpsPerBlock * sizeof(Accum)];
+  alignas(Accum) unsigned char handover[sizeof(Accum)];
+  unsigned char stage[kWarpsPerBlock][kWarpThreads];
+  unsigned long long claimed;
+  SplitUnitShared split;
+  bool last_block;
+  __device__ Accum* warp_totals() { return reinterpret_cast<Accum*>(totals); }
+  __device__ Accum* handover_slot() { return reinterpret_cast<Accum*>(handover); }
+};
+
+__device__ __forceinline__ std::int64_t global_warp() {
+  return std::int64_t(blockIdx.x) * kWarpsPerBlock + threadIdx.x / kWarpThreads;
+}
+__device__ __forceinline__ std::int64_t grid_warps() {
+  return std::int64_t(gridDim.x) * kWarpsPerBlock;
+}
+
+// The warp-level work: the batches split statically (warp w takes w, w + W, w + 2W, ... of W
+// warps; each batch is at most 32 x 128 items), then the warp list claimed one entry at a time
+// (up to 16 KiB each: claims even out what a static split would leave to chance). The next claim
+// is in flight while the warp reduces its entry.
+template <class P>
+__device__ void reduce_warp_work(const Args<P>& a, unsigned warp_count, unsigned char* stage) {
+  const std::int64_t batches = ceil_div(a.num_segments, kWarpThreads);
+  for (std::int64_t b = global_warp(); b < batches; b += grid_warps()) reduce_batch(a, b, stage);
+  const bool leader = threadIdx.x % kWarpThreads == 0;
+  unsigned long long claim = leader ? atomicAdd(&a.control->next_warp, 1ull) : 0;
+  unsigned long long entry = __shfl_sync(kFullWarpMask, claim, 0);
+  while (entry < warp_count) {
+    if (leader) claim = atomicAdd(&a.control->next_warp, 1ull);
+    reduce_warp_entry(a, std::int64_t(entry), a.num_segments);
+    entry = __shfl_sync(kFullWarpMask, claim, 0);
+  }
+}
+
+// The block-level units, claimed one at a time, the next claim in flight while the block works:
+// [0, chunks) the split segments' chunks, then the block list's entries.
+template <class P>
+__device__ void reduce_block_work(const Args<P>& a, unsigned long long chunks, unsigned split_count,
+                                  unsigned front_count, BlockShared<typename P::Accum>& sh) {
+  const unsigned long long units = chunks + front_count;
+  if (threadIdx.x == 0) sh.claimed = atomicAdd(&a.control->next_unit, 1ull);
+  __syncthreads();
+  for (unsigned long long unit = sh.claimed; unit < units; unit = sh.claimed) {
+    unsigned long long next = 0;
+    if (threadIdx.x == 0) next = atomicAdd(&a.control->next_unit, 1ull);
+    if (unit < chunks) reduce_split_chunk(a, unit, split_count, sh.warp_totals(), sh.split);
+    else reduce_front_entry(a, unsigned(unit - chunks), sh.warp_totals(), sh.handover_slot());
+    // Every thread read the unit in hand before the unit's closing barrier.
+    if (threadIdx.x == 0) sh.claimed = next;
+    __syncthreads();
+  }
+}
+
+// The last block to leave: the control block zero for the next call; under the zeroed-storage
+// promise also what no consumer cleared as it went (the ring's epochs, the split table, and after
+// bad offsets the unread lists).
+template <class P>
+__device__ void leave_state_zero(const Args<P>& a, unsigned split_count, unsigned front_count,
+                                 unsigned warp_count, bool bad_offsets) {
+  if (a.leave_zero) {
+    for (unsigned i = threadIdx.x; i < (1u << a.ring_log2); i += kBlockThreads) a.epochs[i] = 0;
+    for (unsigned i = threadIdx.x; i < split_count; i += kBlockThreads) store_zero(a.split + i);
+    for (unsigned i = threadIdx.x; bad_offsets && i < front_count; i += kBlockThreads)
+      a.list[i] = 0;
+    for (unsigned i = threadIdx.x; bad_offsets && i < warp_count; i += kBlockThreads)
+      a.list[a.num_segments - 1 - i] = 0;
+  }
+  if (threadIdx.x == 0) *a.control = Control{};
+}
+
+// At least 4 resident blocks (32 warps) an SM, at most 64 registers a thread: the warp-level
+// work's memory parallelism is its resident warps (2 KiB in flight each), and without the bound
+// ptxas took ~100 registers for the union of all the paths (2 blocks an SM).
+inline constexpr int kReduceBlocksPerSm = 4;
+
+template <class P>
+__global__ void __launch_bounds__(kBlockThreads, kReduceBlocksPerSm) reduce_kernel(Args<P> a) {
+  __shared__ BlockShared<typename P::Accum> sh;
+  wait_for_previous_kernel_then_release_next();  // classify's lists, the previous call's outputs
+  const unsigned error = a.control->error;
+  const unsigned long long split_word = a.control->split_word;
+  const unsigned split_count = unsigned(split_word >> kSplitCountShift);
+  const unsigned front_count = a.control->front_count, warp_count = a.control->warp_count;
+  if (a.write_status && blockIdx.x == 0 && threadIdx.x == 0) *a.status = error;
+  if (error == 0) {  // an end below its begin: nothing is written (docs/segmented.md)
+    reduce_warp_work(a, warp_count, sh.stage[threadIdx.x / kWarpThreads]);
+    __syncthreads();
+    reduce_block_work(a, split_word & kSplitChunksMask, split_count, front_count, sh);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) sh.last_block = take_ticket(&a.control->done_blocks) == gridDim.x - 1;
+  __syncthreads();
+  if (sh.last_block) leave_state_zero(a, split_count, front_count, warp_count, error != 0);
+}
+
+// ---- Fixed-size segments -----------------------------------------------------------------------
+
+// Groups of G lanes, 32 / G consecutive segments a warp at a time.
+template <int G, class P>
+__device__ void fixed_groups(const Args<P>& a) {
+  constexpr int kPerWarp = kWarpThreads / G;
+  const int lane = int(threadIdx.x) % kWarpThreads;
+  for (std::int64_t first = global_warp() * kPerWarp; first < a.num_segments;
+       first += grid_warps() * kPerWarp) {
+    const std::int64_t segment = first + lane / G;
+    const bool active = segment < a.num_segments;
+    const auto total = group_reduce<G, typename P::Accum>(
+        a.source.reader(active ? segment * a.segment_size : 0), a.segment_size, lane % G,
+        active, a.op);
+    if (active && lane % G == 0) a.out[segment] = a.finish(total);
+  }
+}
+
+template <class P>
+__device__ void fixed_warps(const Args<P>& a) {
+  for (std::int64_t segment = global_warp(); segment < a.num_segments; segment += grid_warps()) {
+    const auto total = warp_reduce<typename P::Accum>(
+        a.source.reader(segment * a.segment_size), a.segment_size, a.op);
+    if (threadIdx.x % kWarpThreads == 0) a.out[segment] = a.finish(total);
+  }
+}
+
+// Empty, group- and warp-class fixed-size segments; `lanes`: the group size, 0 for a warp.
+template <class P>
+__global__ void __launch_bounds__(kBlockThreads) fixed_small_kernel(Args<P> a, int lanes) {
+  wait_for_previous_kernel_then_release_next();
+  if (a.segment_size == 0) {
+    const std::int64_t threads = std::int64_t(gridDim.x) * kBlockThreads;
+    for (std::int64_t s = std::int64_t(blockIdx.x) * kBlockThreads + threadIdx.x;
+         s < a.num_segments; s += threads)
+      a.out[s] = a.empty();
+    return;
+  }
+  switch (lanes) {
+    case 1: fixed_groups<1>(a); break;
+    case 2: fixed_groups<2>(a); break;
+    case 4: fixed_groups<4>(a); break;
+    case 8: fixed_groups<8>(a); break;
+    case 16: fixed_groups<16>(a); break;
+    case 32: fixed_groups<32>(a); break;
+    default: fixed_warps(a); break;
+  }
+}
+
+// Block- and split-class fixed-size segments: unit u is chunk u % chunks of segment u / chunks.
+// One chunk a segment: the output; more: the partial, folded by fixed_fold_kernel.
+template <class P>
+__global__ void __launch_bounds__(kBlockThreads) fixed_chunk_kernel(Args<P> a) {
+  __shared__ BlockShared<typename P::Accum> sh;
+  wait_for_previous_kernel_then_release_next();
+  using S = Shape<sizeof(typename P::In)>;
+  const Chunking chunking = S::chunking(a.segment_size);
+  const std::int64_t units = a.num_segments * chunking.count;
+  for (std::int64_t u = blockIdx.x; u < units; u += gridDim.x) {
+    const std::int64_t segment = u / chunking.count;
+    const auto partial = reduce_chunk(a, segment * a.segment_size, a.segment_size, chunking,
+                                      u % chunking.count, sh.warp_totals());
+    if (threadIdx.x == 0) {
+      if (chunking.count == 1) a.out[segment] = a.finish(partial);
+      else a.partials[u] = partial;
+    }
+    __syncthreads();
+  }
+}
+
+template <class P>
+__global__ void __launch_bounds__(kBlockThreads) fixed_fold_kernel(Args<P> a) {
+  __shared__ BlockShared<typename P::Accum> sh;
+  wait_for_previous_kernel_then_release_next();  // the chunk kernel's partials
+  using S = Shape<sizeof(typename P::In)>;
+  const std::int64_t count = S::chunking(a.segment_size).count;
+  for (std::int64_t segment = blockIdx.x; segment < a.num_segments; segment += gridDim.x) {
+    const auto* partials = a.partials + segment * count;
+    const auto load = [partials](std::int64_t c) { return partials[c]; };
+    const auto total = fold_chunk_partials<typename P::Accum>(count, load, a.op, sh.warp_totals());
+    if (threadIdx.x == 0) a.out[segment] = a.finish(total);
+    for (std::int64_t c = threadIdx.x; a.leave_zero && c < count; c += kBlockThreads)
+      store_zero(a.partials + segment * count + c);  // this thread's own reads above
+    __syncthreads();
+  }
+}
+
+}  // namespace gpureduce::detail::segmented

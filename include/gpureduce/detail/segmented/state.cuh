@@ -1,0 +1,135 @@
+// Segmented reductions: what the kernels are given, and where everything lives in temp storage.
+//
+// General offsets (classify, then the reduce kernel):
+//   [status: 16 B][control block: 48 B][ring epochs: R x 4 B][ring: R partials]
+//   [split entries: min(n, kMaxSplitSegments) x 32 B][work list: n x 4 B]
+// Fixed-size segments: the chunk partials of every segment when they are split, else nothing.
+// Every size depends on num_segments (and segment_size, and the accumulator's size) only, never
+// on the offsets' values (docs/segmented.md, 'Temp storage').
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "../pipeline/problem.cuh"
+#include "shape.cuh"
+
+namespace gpureduce::detail::segmented {
+
+// Counters that must be zero when the classify kernel starts: the reduce kernel's last block
+// zeroes them again, so storage that starts zero stays zero (Options::temp_storage_zeroed, or the
+// stream's or the graph's slot of the library: dispatch.cuh).
+struct Control {
+  unsigned long long split_word;  // (split entries << 40) | chunks handed out: one atomic for both
+  unsigned long long next_unit;   // the reduce kernel's block-level work, claimed in order
+  unsigned long long next_warp;   // the reduce kernel's warp-list entries, claimed in order
+  unsigned int front_count;       // work-list entries from the front: a block per segment
+  unsigned int warp_count;        // work-list entries from the back: a warp per segment
+  unsigned int error;             // some segment's end offset is below its begin
+  unsigned int done_blocks;       // the reduce kernel's exit ticket
+};
+inline constexpr int kSplitCountShift = 40;
+inline constexpr unsigned long long kSplitChunksMask = (1ull << kSplitCountShift) - 1;
+
+// A segment split across blocks: its chunks are units [base, base + chunks) of the reduce kernel's
+// block-level work; `ticket` counts finished chunks (the last one folds).
+struct SplitEntry {
+  std::int64_t begin;
+  std::int64_t length;
+  unsigned long long base;
+  unsigned int segment;
+  unsigned int ticket;
+};
+
+inline constexpr std::size_t align_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
+
+// Offsets into temp storage of a general-offsets call.
+struct GeneralLayout {
+  std::size_t status = 0, control = 16, epochs = 64;
+  std::size_t ring = 0, split = 0, list = 0, total = 0;
+  std::int64_t ring_slots = 0, split_capacity = 0;
+};
+
+// The ring holds at least one segment's chunks and at most kRingSlots, a power of two.
+inline std::int64_t ring_slots_for(std::int64_t num_segments) {
+  std::int64_t slots = kMaxChunks;
+  while (slots < kRingSlots && slots < num_segments * kMaxChunks) slots *= 2;
+  return slots;
+}
+
+// The split table's size (kMaxSplitSegments): tests lower it to send split-class segments to the
+// one-block path, which otherwise takes 4 GiB of input to reach.
+inline std::int64_t split_table_limit = kMaxSplitSegments;
+
+inline GeneralLayout general_layout(std::int64_t num_segments, std::size_t accum_bytes) {
+  static_assert(sizeof(Control) <= 48 && sizeof(SplitEntry) == 32);
+  GeneralLayout l;
+  l.ring_slots = ring_slots_for(num_segments);
+  l.split_capacity = num_segments < split_table_limit ? num_segments : split_table_limit;
+  l.ring = align_up(l.epochs + std::size_t(l.ring_slots) * 4, 256);
+  l.split = align_up(l.ring + std::size_t(l.ring_slots) * accum_bytes, 256);
+  l.list = l.split + std::size_t(l.split_capacity) * sizeof(SplitEntry);
+  l.total = align_up(l.list + std::size_t(num_segments) * 4, 256);
+  return l;
+}
+
+// What every segmented kernel is given. Source reads the input (source.cuh), In is its items'
+// type; Out is the output type; Accum what op(init, item) returns; fold_init: write
+// op(init, total) (Sum, Reduce: CUB's rule) rather than the total (Min, Max, ArgMin, ArgMax: the
+// inputs alone decide; init is only what an empty segment gets).
+// DeviceReduce's Problem (pipeline/problem.cuh) over a source (source.cuh) in the reader's place.
+template <class Source_, class Out_, class Accum_, class Op_, class Init_>
+struct Problem : detail::Problem<Source_, Out_, Accum_, Op_, Init_> {
+  using Source = Source_;
+};
+
+template <class P>
+struct Args {
+  typename P::Source source;
+  typename P::Out* out;
+  const std::int64_t* begin;  // general offsets; null for fixed-size segments
+  const std::int64_t* end;
+  std::int64_t num_segments;
+  std::int64_t segment_size;  // fixed-size segments
+  typename P::Op op;
+  typename P::Init init;
+  bool fold_init;
+  // General offsets: the state (GeneralLayout; the control block may live in a library slot).
+  Control* control;
+  unsigned* status;
+  unsigned* epochs;
+  typename P::Accum* partials;  // the ring (general) or every chunk partial (fixed-size)
+  unsigned ring_log2;
+  SplitEntry* split;
+  unsigned split_capacity;
+  unsigned* list;
+  bool write_status;  // the host reads the status word after the call (dispatch.cuh)
+  // Options::temp_storage_zeroed: every byte the call wrote in temp storage is zeroed again (the
+  // promise is shared with DeviceReduce, whose calls may follow on the same storage).
+  bool leave_zero;
+
+  __device__ __forceinline__ typename P::Out finish(const typename P::Accum& total) const {
+    if (fold_init) return static_cast<typename P::Out>(op(init, total));
+    return static_cast<typename P::Out>(total);
+  }
+  // What CUB writes for an empty segment: init.
+  __device__ __forceinline__ typename P::Out empty() const {
+    return static_cast<typename P::Out>(init);
+  }
+};
+
+// Zero bytes over *p (Options::temp_storage_zeroed: storage left as it was found).
+template <class T>
+__device__ __forceinline__ void store_zero(T* p) {
+  if constexpr (sizeof(T) % 4 == 0 && alignof(T) >= 4) {
+    auto* words = reinterpret_cast<unsigned*>(p);
+#pragma unroll
+    for (int i = 0; i < int(sizeof(T) / 4); ++i) words[i] = 0u;
+  } else {
+    auto* bytes = reinterpret_cast<unsigned char*>(p);
+#pragma unroll
+    for (int i = 0; i < int(sizeof(T)); ++i) bytes[i] = 0;
+  }
+}
+
+}  // namespace gpureduce::detail::segmented

@@ -1,0 +1,157 @@
+// Segmented reductions below a block: a group of G lanes per segment of at most 128 items, a warp
+// per segment of at most 16 KiB (shape.cuh). Each piece's order is a function of the segment's
+// length (and, for the warp, its start's alignment) alone.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+
+#include "../block/shuffle_reduce.cuh"
+#include "../block/vectorized.cuh"
+#include "../device_memory.cuh"
+#include "shape.cuh"
+#include "state.cuh"
+
+namespace gpureduce::detail::segmented {
+
+// __shfl_down_sync within aligned groups of `width` lanes, for any trivially copyable type.
+template <class T>
+__device__ __forceinline__ T shuffle_down_in_group(T value, int delta, int width) {
+  return shuffle_words(value, [delta, width](unsigned word) {
+    return __shfl_down_sync(kFullWarpMask, word, delta, width);
+  });
+}
+
+// One segment of `length` items (G <= length <= 4G) reduced by the G lanes of a group; `rank` is
+// the lane's place in its group. Lane r folds items r, r + G, r + 2G, r + 3G (loads all in
+// flight), then the group's shuffle tree; the total lands on rank 0. Every lane of the warp calls
+// this (the shuffles take the whole warp); an inactive group's lanes load nothing.
+template <int G, class Accum, class Reader, class Op>
+__device__ __forceinline__ Accum group_reduce(const Reader& read, std::int64_t length, int rank,
+                                              bool active, Op op) {
+  Accum items[kGroupItemsPerLane];
+#pragma unroll
+  for (int k = 0; k < kGroupItemsPerLane; ++k)
+    if (active && rank + k * G < length) items[k] = read(rank + k * G);
+  Accum value = active ? items[0] : Accum{};
+#pragma unroll
+  for (int k = 1; k < kGroupItemsPerLane; ++k)
+    if (active && rank + k * G < length) value = op(value, items[k]);
+  // Every lane of the group holds a value (G <= length), so no lane tests: a lane whose partner is
+  // past the group's end combines garbage, which rank 0 never reads (warp_reduce_full's argument).
+#pragma unroll
+  for (int offset = G / 2; offset > 0; offset /= 2)
+    value = op(value, shuffle_down_in_group(value, offset, G));
+  return value;
+}
+
+// One segment of more than 128 items reduced by a whole warp: the vectorized rung's order at warp
+// scale (16-byte vectors lane, lane + 32, ... four in flight, then the scalar head and tail, then
+// the warp's tree over the lanes holding values). The total lands on lane 0.
+template <class Accum, class Reader, class Op>
+__device__ __forceinline__ Accum warp_reduce(const Reader& read, std::int64_t length, Op op) {
+  using In = typename Reader::value_type;
+  const int lane = int(threadIdx.x) % kWarpThreads;
+  RunningFold<Accum, Op> mine{op};
+  if constexpr (VectorizedRung::kVectorizable<Reader>) {
+    const VectorizedRung::Layout l = VectorizedRung::layout(read.address(), sizeof(In), length);
+    auto fold = [&](const typename Reader::vector_type& raw, std::int64_t v) {
+      mine.add_later(read.fold_vector(raw, l.head + v * Reader::kPerVector, op));
+    };
+    VectorizedRung::fold_strided_vectors(read, l.head, std::int64_t(lane),
+                                         std::int64_t(kWarpThreads), l.vectors, fold);
+    if (lane < l.head) mine.add(read(lane));
+    if (lane < length - l.tail_begin) mine.add_later(read(l.tail_begin + lane));
+    std::int64_t valid = l.vectors < kWarpThreads ? l.vectors : kWarpThreads;
+    valid = valid > l.head ? valid : l.head;
+    valid = valid > length - l.tail_begin ? valid : length - l.tail_begin;
+    return warp_reduce_prefix(mine.value, int(valid), op);
+  } else {
+    // Item by item (iterators, odd sizes): lane j folds j, j + 32, ..., four loads in flight.
+    for (std::int64_t i = lane; i < length; i += 4 * kWarpThreads) {
+      Accum items[4];
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        if (i + k * kWarpThreads < length) items[k] = read(i + k * kWarpThreads);
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        if (i + k * kWarpThreads < length) mine.add_later(items[k]);
+    }
+    return warp_reduce_full(mine.value, op);  // length > 128: every lane holds a value
+  }
+}
+
+// The group-class segments of a batch whose lanes' group size is G (`mask`), 32 / G of them per
+// pass. `stage` is this warp's 32 bytes of shared memory: lane ids of the pass's segments.
+template <int G, class P>
+__device__ __forceinline__ void reduce_group_class(const Args<P>& a, unsigned mask,
+                                                   std::int64_t begin, std::int64_t length,
+                                                   std::int64_t segment, unsigned char* stage) {
+  using Accum = typename P::Accum;
+  const int lane = int(threadIdx.x) % kWarpThreads;
+  constexpr int kPerPass = kWarpThreads / G;
+  const int group = lane / G;
+  while (mask != 0) {
+    const int rank = __popc(mask & ((1u << lane) - 1));
+    if ((mask >> lane) & 1u && rank < kPerPass) stage[rank] = static_cast<unsigned char>(lane);
+    __syncwarp();
+    const int members = __popc(mask) < kPerPass ? __popc(mask) : kPerPass;
+    const bool active = group < members;
+    const int source = active ? stage[group] : lane;
+    const int last = stage[members - 1];
+    __syncwarp();  // stage is rewritten by the next pass
+    const std::int64_t first = __shfl_sync(kFullWarpMask, begin, source);
+    const std::int64_t items = __shfl_sync(kFullWarpMask, length, source);
+    const std::int64_t index = __shfl_sync(kFullWarpMask, segment, source);
+    const Accum total = group_reduce<G, Accum>(a.source.reader(first), items, lane % G,
+                                                active, a.op);
+    if (active && lane % G == 0) a.out[index] = a.finish(total);
+    mask &= ~((2u << last) - 1u);  // the pass's segments are the lowest set bits, up to `last`
+  }
+}
+
+// The lanes' group sizes (one class per pass over the batch): G = 1, 2, 4, ..., 32.
+template <class P, int... kLog2>
+__device__ __forceinline__ void reduce_group_classes(const Args<P>& a, int lanes,
+                                                     std::int64_t begin, std::int64_t length,
+                                                     std::int64_t segment, unsigned char* stage,
+                                                     std::integer_sequence<int, kLog2...>) {
+  (reduce_group_class<(1 << kLog2), P>(a, __ballot_sync(kFullWarpMask, lanes == (1 << kLog2)),
+                                       begin, length, segment, stage),
+   ...);
+}
+
+// General offsets: segments [32 batch, 32 batch + 32), one per lane, offsets read once and
+// coalesced. Empty ones get init, group-class ones are reduced here; the others are in the work
+// lists (classify.cuh) and skipped.
+template <class P>
+__device__ __forceinline__ void reduce_batch(const Args<P>& a, std::int64_t batch,
+                                             unsigned char* stage) {
+  using S = Shape<sizeof(typename P::In)>;
+  const std::int64_t segment = batch * kWarpThreads + int(threadIdx.x) % kWarpThreads;
+  std::int64_t begin = 0, length = -1;
+  if (segment < a.num_segments) {
+    begin = a.begin[segment];
+    length = a.end[segment] - begin;
+  }
+  if (length == 0) a.out[segment] = a.empty();
+  const int lanes = S::classify(length) == SegmentClass::group ? S::group_lanes(length) : 0;
+  reduce_group_classes(a, lanes, begin, length, segment, stage,
+                       std::make_integer_sequence<int, 6>{});
+}
+
+// Entry `i` of the warp list (the back of the work list): one segment for the whole warp.
+template <class P>
+__device__ __forceinline__ void reduce_warp_entry(const Args<P>& a, std::int64_t i,
+                                                  std::int64_t list_capacity) {
+  const unsigned segment = a.list[list_capacity - 1 - i];
+  __syncwarp();
+  if (a.leave_zero && threadIdx.x % kWarpThreads == 0) a.list[list_capacity - 1 - i] = 0;
+  const std::int64_t begin = a.begin[segment];
+  const std::int64_t length = a.end[segment] - begin;
+  const typename P::Accum total =
+      warp_reduce<typename P::Accum>(a.source.reader(begin), length, a.op);
+  if (threadIdx.x % kWarpThreads == 0) a.out[segment] = a.finish(total);
+}
+
+}  // namespace gpureduce::detail::segmented

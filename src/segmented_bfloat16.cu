@@ -1,0 +1,7 @@
+// Compiled segmented reductions of __nv_bfloat16 (segmented.hpp): Sum, Min, Max, ArgMin,
+// ArgMax, their fixed-size forms and describe. One file per input type so the build parallelises.
+#define GPUREDUCE_BUILDING_LIBRARY
+#include "gpureduce/segmented.cuh"
+
+GPUREDUCE_DECLARE_SEGMENTED_SUM(__nv_bfloat16, float, )
+GPUREDUCE_DECLARE_SEGMENTED_MINMAX(__nv_bfloat16, )

@@ -1,0 +1,7 @@
+// Compiled segmented reductions of std::int64_t (segmented.hpp): Sum, Min, Max, ArgMin,
+// ArgMax, their fixed-size forms and describe. One file per input type so the build parallelises.
+#define GPUREDUCE_BUILDING_LIBRARY
+#include "gpureduce/segmented.cuh"
+
+GPUREDUCE_DECLARE_SEGMENTED_SUM(std::int64_t, std::int64_t, )
+GPUREDUCE_DECLARE_SEGMENTED_MINMAX(std::int64_t, )
