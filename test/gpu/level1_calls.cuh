@@ -128,4 +128,18 @@ inline std::vector<Options> every_plan() {
   return plans;
 }
 
+// x * x rounded on its own (__fmul_rn is never contracted): a plain x * x may be fused with the
+// reduction's add into one FMA in one kernel and not in another, so CUB's kernel and ours, in the
+// same order, differed by an ulp (H100, n = 4097, cub_block). The order is the guarantee; the
+// contraction of a caller's transform into the add is the compiler's.
+struct SquareFloat {
+  __host__ __device__ float operator()(float x) const {
+#ifdef __CUDA_ARCH__
+    return __fmul_rn(x, x);
+#else
+    return x * x;
+#endif
+  }
+};
+
 }  // namespace gpureduce::testing

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "gpu/common.cuh"
+#include "gpu/level1_calls.cuh"
 #include "gpureduce/blas.hpp"
 
 namespace gpureduce::testing {
@@ -127,9 +128,6 @@ TEST(Level1Core, ArgMinNaNWinsAtItsFirstIndex) {
 
 struct SquareInt {
   __host__ __device__ std::int64_t operator()(std::int32_t x) const { return std::int64_t(x) * x; }
-};
-struct SquareFloat {
-  __host__ __device__ float operator()(float x) const { return x * x; }
 };
 
 // Integer transform-reduce: bitwise CUB's for every plan (atomic included: plus on int64).

@@ -44,9 +44,6 @@ struct SquareWrap {
 struct XorMask {
   __host__ __device__ std::int32_t operator()(std::int32_t x) const { return x ^ 0x5a5a5a5a; }
 };
-struct SquareFloat {
-  __host__ __device__ float operator()(float x) const { return x * x; }
-};
 // A caller's operator: no atomic for it, so the atomic pipeline refuses it.
 struct BitXor {
   __host__ __device__ std::uint32_t operator()(std::uint32_t a, std::uint32_t b) const { return a ^ b; }
