@@ -33,19 +33,21 @@ enum class ExactShape {
   straddling,       // magnitudes across a power-of-16 exponent edge (float bins 7 and 8), with
                     // runs of signed zeros and a rare third magnitude: batches in one bin, in two,
                     // and in more
+  drifting,         // runs of 4096 at one magnitude, each run 2^-6 .. 2^6 times the last, a quarter
+                    // of them signed zeros: a thread's window must follow its data
 };
 inline const char* to_string(ExactShape s) {
   static const char* const names[] = {"everyday", "every_scale", "cancellation", "ties",
                                       "near_overflow", "negative_zeros", "signed_zeros",
                                       "specials", "ill_conditioned", "subnormals",
-                                      "straddling"};
+                                      "straddling", "drifting"};
   return names[int(s)];
 }
 inline constexpr ExactShape kAllExactShapes[] = {
     ExactShape::everyday, ExactShape::every_scale, ExactShape::cancellation, ExactShape::ties,
     ExactShape::near_overflow, ExactShape::negative_zeros, ExactShape::signed_zeros,
     ExactShape::specials, ExactShape::ill_conditioned, ExactShape::subnormals,
-    ExactShape::straddling};
+    ExactShape::straddling, ExactShape::drifting};
 
 // The bit-level view of each input type.
 template <class T> struct Bits;
@@ -121,6 +123,7 @@ class ExactInputs {
         for (auto& v : x) v = from_bits<T>(U(rng_() % (U(1) << Bits<T>::kMantissa)) | sign_bit_random());
         break;
       case ExactShape::straddling: straddling(x); break;
+      case ExactShape::drifting: drifting(x); break;
     }
     return x;
   }
@@ -142,6 +145,19 @@ class ExactInputs {
         if (bit()) v = -v;
         x[i] = zeros && rng_() % 3 == 0 ? (bit() ? negate(from_double<T>(0.0)) : from_double<T>(0.0))
                                         : from_double<T>(v);
+      }
+    }
+  }
+
+  void drifting(std::vector<T>& x) {
+    const int limit = std::is_same_v<T, __half> ? 12 : 100;  // exponents that stay normal in T
+    int scale = 0;
+    for (std::size_t start = 0; start < x.size(); start += 4096) {
+      scale = std::clamp(scale + int(rng_() % 13) - 6, -limit, limit);
+      for (std::size_t i = start; i < x.size() && i < start + 4096; ++i) {
+        const double v = std::ldexp(uniform(1.0, 2.0), scale) * (bit() ? -1 : 1);
+        x[i] = rng_() % 4 == 0 ? (bit() ? negate(from_double<T>(0.0)) : from_double<T>(0.0))
+                               : from_double<T>(v);
       }
     }
   }

@@ -80,7 +80,8 @@ void every_shape_every_size() {
         if (!x.check(correctly_rounded(), offset)) return;
     }
   for (std::int64_t n : capped({(1 << 24) + 13})) {  // large: the everyday and hardest shapes
-    for (ExactShape shape : {ExactShape::everyday, ExactShape::every_scale, ExactShape::cancellation}) {
+    for (ExactShape shape : {ExactShape::everyday, ExactShape::every_scale, ExactShape::cancellation,
+                             ExactShape::drifting}) {
       Exact<In, Out> x(inputs.make(shape, n), std::string(to_string(shape)) + " seed=" + std::to_string(seed));
       if (!x.check(correctly_rounded(), 1)) return;
     }
@@ -101,7 +102,7 @@ void every_configuration() {
   ExactInputs<In> inputs(seed);
   for (std::int64_t n : capped({1000, 65537, (1 << 20) + 7}))
     for (ExactShape shape : {ExactShape::every_scale, ExactShape::cancellation, ExactShape::ties,
-                             ExactShape::ill_conditioned}) {
+                             ExactShape::ill_conditioned, ExactShape::drifting}) {
       Exact<In, Out> x(inputs.make(shape, n), std::string(to_string(shape)) + " seed=" + std::to_string(seed));
       for (Strategy strategy : kAllStrategies)
         for (Pipeline pipeline : kAllPipelines)
@@ -119,6 +120,7 @@ void every_configuration() {
 TEST(CorrectlyRounded, FloatEveryStrategyPipelineAndBlock) { REQUIRE_GPU(); every_configuration<float, float>(); }
 TEST(CorrectlyRounded, DoubleEveryStrategyPipelineAndBlock) { REQUIRE_GPU(); every_configuration<double, double>(); }
 TEST(CorrectlyRounded, HalfEveryStrategyPipelineAndBlock) { REQUIRE_GPU(); every_configuration<__half, float>(); }
+TEST(CorrectlyRounded, BFloat16EveryStrategyPipelineAndBlock) { REQUIRE_GPU(); every_configuration<__nv_bfloat16, float>(); }
 
 // Grids forced from one block to more than the input has, and the zeroed-storage promise.
 template <class In, class Out>

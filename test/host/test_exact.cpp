@@ -47,27 +47,66 @@ bool same_result(const T& got, const T& oracle) {
 
 // ---- The device's accumulation, one "thread" at a time ------------------------------------------
 
-// Threads take inputs t, t + threads, ...: the float family's bins, flushed every `capacity`
-// inputs (the device's capacity is kFloatBinCapacity; a smaller one exercises the flush).
+// Threads take inputs t, t + threads, ...: for floats and bfloat16 the window and the bins
+// (thread_sum.cuh's FloatWindowThread: groups of up to 8, a window opened by a thread's first group
+// and moved by a group mostly outside it, the rest into bins), for halves one double; everything
+// flushed before `capacity` inputs (the device's capacities are kFloatBinCapacity and
+// kHalfCapacity; a smaller one exercises the flush).
 template <class In>
 ExactState<FloatFamily> model_float_family(const std::vector<In>& x, int threads, int capacity) {
   ExactState<FloatFamily> total{};
+  constexpr bool kHalf = std::is_same_v<In, __half>;
+  const int group = capacity < 8 ? capacity : 8;
   for (int t = 0; t < threads; ++t) {
     double bins[kFloatBins];
     for (double& b : bins) b = -0.0;
+    double hot = -0.0;
+    int start = 0;
     unsigned seen = 0;
     int count = 0;
+    auto flush_window = [&] {
+      if (kHalf) add_scaled(total.limb, half_sum_integer(hot, seen), kHalfPosition);
+      else add_scaled(total.limb, window_integer(hot, start != 0 ? start : 1, seen), window_position(start));
+      hot = -0.0;
+    };
     auto flush = [&] {
+      flush_window();
       for (int b = 0; b < kFloatBins; ++b) {
         add_scaled(total.limb, float_bin_integer(bins[b], b, seen), float_bin_position(b));
         bins[b] = -0.0;
       }
       count = 0;
     };
-    for (std::size_t i = std::size_t(t); i < x.size(); i += std::size_t(threads)) {
-      const float v = float(x[i]);
-      bins[float_bin(v)] += double(v);
-      if (++count == capacity) flush();
+    std::vector<float> mine;
+    for (std::size_t i = std::size_t(t); i < x.size(); i += std::size_t(threads)) mine.push_back(float(x[i]));
+    for (std::size_t g = 0; g < mine.size(); g += std::size_t(group)) {
+      const std::size_t end = std::min(mine.size(), g + std::size_t(group));
+      const int size = int(end - g);
+      if (count + size > capacity) flush();
+      count += size;
+      if (kHalf) {
+        for (std::size_t i = g; i < end; ++i) hot += double(mine[i]);
+        continue;
+      }
+      auto bits = [&](std::size_t i) {
+        std::uint32_t u;
+        std::memcpy(&u, &mine[i], 4);
+        return u;
+      };
+      int inside = 0, largest = 0;
+      for (std::size_t i = g; i < end; ++i) {
+        inside += in_window(bits(i), start);
+        const int field = int((bits(i) >> 23) & 0xffu);
+        if (field < 255 && field > largest) largest = field;
+      }
+      if ((start == 0 || 2 * inside < size) && largest > 0) {
+        if (start != 0) flush_window();
+        start = window_start_for(largest);
+      }
+      for (std::size_t i = g; i < end; ++i) {
+        if (in_window(bits(i), start)) hot += double(mine[i]);
+        else bins[float_bin(mine[i])] += double(mine[i]);
+      }
     }
     flush();
     for (int k = kNaNs; k < kCounts; ++k) total.count[k] += (seen >> k) & 1u;
@@ -136,7 +175,7 @@ void check_every_shape(std::uint64_t seed) {
   for (ExactShape shape : kAllExactShapes)
     for (std::int64_t n : {1, 2, 3, 31, 33, 257, 1000, 4097})
       for (int threads : {1, 5, 64})
-        for (int capacity : {3, 1 << 14}) {
+        for (int capacity : {3, std::is_same_v<In, __half> ? kHalfCapacity : kFloatBinCapacity}) {
           const std::vector<In> x = inputs.make(shape, n);
           const Out want = correctly_rounded_sum<Out>(x.data(), n);
           const Out got = model_sum<In, Out>(x, threads, capacity);
@@ -157,6 +196,28 @@ TEST(ExactModel, FloatToDoubleMatchesMpfr) { check_every_shape<float, double>(se
 TEST(ExactModel, HalfToFloatMatchesMpfr) { check_every_shape<__half, float>(seed()); }
 TEST(ExactModel, BFloat16ToFloatMatchesMpfr) { check_every_shape<__nv_bfloat16, float>(seed()); }
 TEST(ExactModel, DoubleToDoubleMatchesMpfr) { check_every_shape<double, double>(seed()); }
+
+// The capacities at their worst case, one thread: a window opened by a value of field f reaches f + 2,
+// so kFloatBinCapacity inputs of its largest magnitude plus one on its lowest place add up to just
+// below 2^53 of its units; kHalfCapacity halves of the largest magnitude plus the smallest
+// subnormal likewise. Exact only if the capacities are right.
+TEST(ExactModel, CapacitiesHoldTheirWorstCase) {
+  for (int f : {10, 127, 200, 237}) {
+    std::vector<float> x(8, std::ldexp(1.5f, f - 127));
+    x.push_back(std::ldexp(1.0f + 0x1p-23f, f - 13 - 127));
+    x.resize(kFloatBinCapacity, std::ldexp(2.0f - 0x1p-23f, f + 2 - 127));
+    ASSERT_TRUE(same_result(model_sum<float, float>(x, 1, kFloatBinCapacity),
+                            correctly_rounded_sum<float>(x.data(), std::int64_t(x.size()))))
+        << "window opened at field " << f;
+    ASSERT_TRUE(same_result(model_sum<float, double>(x, 1, kFloatBinCapacity),
+                            correctly_rounded_sum<double>(x.data(), std::int64_t(x.size()))))
+        << "window opened at field " << f;
+  }
+  std::vector<__half> h(kHalfCapacity, __float2half(65504.0f));
+  h[0] = __float2half(0x1p-24f);
+  ASSERT_TRUE(same_result(model_sum<__half, float>(h, 1, kHalfCapacity),
+                          correctly_rounded_sum<float>(h.data(), std::int64_t(h.size()))));
+}
 
 TEST(ExactModel, EmptyIsPositiveZero) {
   const std::vector<float> none;

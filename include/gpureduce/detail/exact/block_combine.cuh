@@ -44,17 +44,20 @@ __device__ __forceinline__ long long block_sum(const long long* column, long lon
   return total;
 }
 
-// Float family: each nonzero bin's column of integers (FloatBinsThread::finish<true> left them in
-// the bins), summed and placed at its bin's position. |sum| < 1024 * 2^53 < 2^63.
+// Float family: for each limb some thread's share touches (the block's mask), the column of every
+// thread's share of it, summed by the rung. A thread's limbs hold at most 17 pieces below 2^32:
+// the block's sums stay far below 2^63.
 template <class Rung, int BLOCK>
-__device__ __forceinline__ void combine_bins(BlockExact<FloatFamily>& shared, long long* bins,
-                                             long long* tree, long long* scratch) {
-  const unsigned nonzero = shared.mask[0];  // block-uniform
+__device__ __forceinline__ void combine_thread_limbs(BlockExact<FloatFamily>& shared,
+                                                     const ThreadLimbs& limbs, long long* column,
+                                                     long long* tree, long long* scratch) {
 #pragma unroll 1
-  for (unsigned left = nonzero; left != 0; left &= left - 1) {
-    const int b = __ffs(int(left)) - 1;
-    const long long total = block_sum<Rung, BLOCK>(bins + b * int(blockDim.x), tree, scratch);
-    if (threadIdx.x == 0) add_scaled(shared.state.limb, total, float_bin_position(b));
+  for (unsigned left = shared.mask[0]; left != 0; left &= left - 1) {
+    const int limb = __ffs(int(left)) - 1;
+    column[threadIdx.x] = limbs.at(limb);
+    __syncthreads();
+    const long long total = block_sum<Rung, BLOCK>(column, tree, scratch);
+    if (threadIdx.x == 0) shared.state.limb[limb] += total;
   }
 }
 
@@ -114,39 +117,22 @@ __device__ __forceinline__ void warp_sums_into_row(unsigned bits, long long* row
 }
 
 // The vectorized rung's combine (it reduces with warp shuffles, so this does too). Each warp sums
-// its nonzero bins, four at a time (a thread reads only its own nonzero ones; |sum| < 32 * 2^53),
-// into its row of slots; then warp 0 totals each bin over the warps (lane b, bin b), splits the
-// totals into pieces, and lane j adds the pieces that fall on limb j. Two barriers in all.
-__device__ __forceinline__ void combine_bins_by_warps(BlockExact<FloatFamily>& shared,
-                                                      const long long* bins, unsigned nonzero,
-                                                      long long* slots) {
+// the limbs its threads' shares touch, four at a time, into its row of slots; then warp 0's lane j
+// totals limb j over the warps. Two barriers in all.
+__device__ __forceinline__ void combine_thread_limbs_by_warps(BlockExact<FloatFamily>& shared,
+                                                              const ThreadLimbs& limbs,
+                                                              long long* slots) {
   const int tid = int(threadIdx.x), threads = int(blockDim.x), lane = tid & 31;
-  warp_sums_into_row(__reduce_or_sync(0xffffffffu, nonzero), slots + (tid >> 5) * kWarpSlots,
-                     [&](int b) { return (nonzero >> b) & 1u ? bins[b * threads + tid] : 0ll; });
+  warp_sums_into_row(__reduce_or_sync(0xffffffffu, limbs.nonzero()), slots + (tid >> 5) * kWarpSlots,
+                     [&](int i) { return limbs.at(i); });
   __syncthreads();
-  if (tid >= 32) return;
-  long long total = 0;  // lane b < 16: bin b over the warps; |total| < 1024 * 2^53 < 2^63
-  if (lane < kFloatBins)
-    for (int w = 0; w < threads / 32; ++w) total += slots[w * kWarpSlots + lane];
-  const Pieces mine = pieces_of(lane < kFloatBins ? total : 0, float_bin_position(lane & 15));
-  __syncwarp();  // the slots are read: reuse warp 0's row for the pieces (3 of 16 lanes' worth)
-  long long* piece = slots;
-  if (lane < kFloatBins)
-#pragma unroll
-    for (int k = 0; k < 3; ++k) piece[lane * 3 + k] = mine.value[k];
-  __syncwarp();
-  if (lane < FloatFamily::kLimbs) {
-    long long limb = 0;
-#pragma unroll
-    for (int b = 0; b < kFloatBins; ++b)
-#pragma unroll
-      for (int k = 0; k < 3; ++k)
-        if ((float_bin_position(b) >> 5) + k == lane) limb += piece[b * 3 + k];
-    shared.state.limb[lane] += limb;
-  }
+  if (tid >= 32 || lane >= FloatFamily::kLimbs) return;
+  long long total = 0;
+  for (int w = 0; w < threads / 32; ++w) total += slots[w * kWarpSlots + lane];
+  shared.state.limb[lane] += total;
 }
 
-// Likewise for double expansions, with the limbs as slots: the block's lowest touched limb is the
+// Likewise for double expansions, with the limbs from the block's lowest as slots: the block's lowest touched limb is the
 // base (a 32-bit shared atomicMin); each warp sums, four at a time, the limbs its pieces touch
 // within 32 of the base, into its row; warp 0's lane j totals limb base + j over the warps. Pieces
 // further up (data of very different magnitudes) take 64-bit atomics at once.

@@ -1,5 +1,6 @@
-// Exact sums of float, __half and __nv_bfloat16 inputs (the float family), one thread's part: 16
-// double-precision bins, one per group of 16 float exponents. Host and device code alike.
+// Exact sums of float, __half and __nv_bfloat16 inputs (the float family), one thread's part: a
+// window of 16 float exponents in a register, 16 double-precision bins (one per group of 16 float
+// exponents) for what falls outside it, and for __half one double alone. Host and device code alike.
 //
 // An input's bin is the top 4 bits of its float exponent field (bits 27-30): bin b holds exponent
 // fields 16b .. 16b + 15, so every value in it is an integer multiple of 2^G(b) (G(b) =
@@ -44,18 +45,65 @@ GPUREDUCE_HD double float_bin_scale(int b) {
   return scale;
 }
 
-// What one finite-or-not bin holds, as an integer number of 2^G(b) (0 for a non-finite bin), and
-// what it says about NaN, infinities and -0 (OR-ed into `seen`, a bit per Count).
-GPUREDUCE_HD std::int64_t float_bin_integer(double bin_sum, int b, unsigned& seen) {
+// What one double of exact sums holds (a bin, the window or a half sum), as an integer number of
+// 1/scale (0 if not finite: only bin 15 and a half sum can be), and what it says about NaN,
+// infinities and -0 (OR-ed into `seen`, a bit per Count).
+GPUREDUCE_HD std::int64_t exact_double_integer(double sum, double scale, unsigned& seen) {
   std::uint64_t bits;
-  memcpy(&bits, &bin_sum, 8);
+  memcpy(&bits, &sum, 8);
   if (bits != 0x8000000000000000ull) seen |= 1u << kNotNegativeZero;
-  if ((bits & 0x7ff0000000000000ull) == 0x7ff0000000000000ull) {  // only bin 15 gets here
+  if ((bits & 0x7ff0000000000000ull) == 0x7ff0000000000000ull) {
     if (bits & 0x000fffffffffffffull) seen |= 1u << kNaNs;
     else seen |= 1u << (bits >> 63 ? kNegativeInfinities : kPositiveInfinities);
     return 0;
   }
-  return static_cast<std::int64_t>(bin_sum * float_bin_scale(b));  // an exact integer below 2^53
+  return static_cast<std::int64_t>(sum * scale);  // an exact integer below 2^53
+}
+GPUREDUCE_HD std::int64_t float_bin_integer(double bin_sum, int b, unsigned& seen) {
+  return exact_double_integer(bin_sum, float_bin_scale(b), seen);
+}
+
+// The window: exponent fields E0 .. E0 + 15 for any E0 in [1, kLastWindowStart], chosen by each
+// thread from its data. What holds for a bin holds for it: every value in it is an integer multiple
+// of 2^(E0 - 150) below 2^(E0 - 111), so a double takes kFloatBinCapacity of them exactly; zeros
+// belong to every window. Unlike the bins it can sit where the data are: small integers or
+// normal(0, 1) values straddle a bin edge (1.0 is in bin 7, 2.0 in bin 8) but fit one window.
+inline constexpr int kLastWindowStart = 254 - 15;  // the window's top is the largest finite field
+// Exponent fields a new window keeps above the largest one that opened it, for larger values to come.
+inline constexpr int kWindowHeadroom = 2;
+GPUREDUCE_HD constexpr int window_start_for(int largest_field) {
+  const int start = largest_field + kWindowHeadroom - 15;
+  return start < 1 ? 1 : start > kLastWindowStart ? kLastWindowStart : start;
+}
+// Where 2^(E0 - 150) sits in the float family's units.
+GPUREDUCE_HD constexpr int window_position(int start) { return start - 1; }
+// Whether a float (its bits) lies in the window starting at `start`, zeros included: its magnitude
+// bits shifted up one, less the window's start field, are below 16 exponents.
+// (No window yet, start 0: zeros only.)
+GPUREDUCE_HD bool in_window(std::uint32_t bits, int start) {
+  const std::uint32_t magnitude = bits << 1;
+  return magnitude == 0 || (start != 0 && magnitude - (std::uint32_t(start) << 24) < (16u << 24));
+}
+// 2^-(E0 - 150), exactly, as a double.
+GPUREDUCE_HD double window_scale(int start) {
+  const std::uint64_t bits = std::uint64_t(1023 + 150 - start) << 52;
+  double scale;
+  memcpy(&scale, &bits, 8);
+  return scale;
+}
+// The window's sum as an integer number of 2^(E0 - 150).
+GPUREDUCE_HD std::int64_t window_integer(double sum, int start, unsigned& seen) {
+  return exact_double_integer(sum, window_scale(start), seen);
+}
+
+// __half inputs need no bins: every half is an integer multiple of 2^-24 below 2^16 in magnitude, so
+// one double holds the sum of kHalfCapacity of them exactly (below 2^29 = 2^(53 - 24)), whatever
+// their exponents; NaN and infinities take IEEE 754's rules in it as in bin 15.
+inline constexpr int kHalfCapacity = 1 << 13;
+inline constexpr int kHalfPosition = -24 - FloatFamily::kLsbExponent;  // 2^-24 in 2^-149 units
+// The half sum as an integer number of 2^-24.
+GPUREDUCE_HD std::int64_t half_sum_integer(double sum, unsigned& seen) {
+  return exact_double_integer(sum, 0x1p24, seen);
 }
 
 }  // namespace gpureduce::detail::exact

@@ -17,23 +17,21 @@ namespace gpureduce::detail::exact {
 // the others read one element per thread per step, grid-strided, as the seed rungs do.
 template <class Rung>
 inline constexpr bool kVectorLoads = std::is_same_v<Rung, VectorizedRung>;
-inline constexpr int kMostPerStep = 16;  // inputs a thread adds at most between two counts
-static_assert(kMostPerStep >= VectorizedRung::kVectorsInFlight * 4, "a batch of floats");
-
 // Every input of this thread into `thread`, in batches: the vectorized rung's 16-byte loads,
 // kVectorsInFlight vectors issued before the first is used (as VectorizedRung::
 // fold_strided_vectors), handed over as one batch, so that a double expansion tests its remainders
 // once a batch rather than once an input (a test on each put every add's full dependency chain,
 // about ten double adds, on the thread's critical path); else one element per thread per step.
-template <bool kVector, class In, class Thread, class Family>
+// After each step the thread counts what it added, told the most the next step can add.
+template <bool kVector, class In, class Thread>
 __device__ __forceinline__ void sum_inputs(const In* in, std::int64_t n, std::int64_t rank,
-                                           std::int64_t blocks, Thread& thread,
-                                           ExactState<Family>& block) {
+                                           std::int64_t blocks, Thread& thread) {
   const std::int64_t threads = blockDim.x;
   const std::int64_t tid = threadIdx.x;
   if constexpr (kVector && 16 % sizeof(In) == 0) {
     constexpr int kPerVector = int(16 / sizeof(In));
     constexpr int kInFlight = VectorizedRung::kVectorsInFlight;
+    constexpr int kBatch = kInFlight * kPerVector;
     const VectorizedRung::Layout l =
         VectorizedRung::layout(reinterpret_cast<std::uintptr_t>(in), sizeof(In), n);
     const uint4* vectors = reinterpret_cast<const uint4*>(in + l.head);
@@ -43,26 +41,26 @@ __device__ __forceinline__ void sum_inputs(const In* in, std::int64_t n, std::in
       uint4 raw[kInFlight];
 #pragma unroll
       for (int k = 0; k < kInFlight; ++k) raw[k] = __ldg(vectors + v + k * stride);
-      In items[kInFlight * kPerVector];
+      In items[kBatch];
       memcpy(items, raw, sizeof(raw));
       thread.add_batch(items);
-      thread.template counted<kMostPerStep>(kInFlight * kPerVector, block);
+      thread.template counted<kBatch>(kBatch);
     }
     for (; v < l.vectors; v += stride) {  // the ragged last batch, a vector at a time
       const uint4 raw = __ldg(vectors + v);
       In items[kPerVector];
       memcpy(items, &raw, sizeof(raw));
       thread.add_batch(items);
-      thread.template counted<kMostPerStep>(kPerVector, block);
+      thread.template counted<kBatch>(kPerVector);
     }
-    if (rank == 0) {  // the scalar head and tail (each shorter than a vector) go to block 0
+    if (rank == 0) {  // the scalar head and tail (each shorter than a vector, 2 <= kBatch) to block 0
       if (tid < l.head) thread.add(in[tid]);
       if (tid < n - l.tail_begin) thread.add(in[l.tail_begin + tid]);
     }
   } else {
     for (std::int64_t i = rank * threads + tid; i < n; i += threads * blocks) {
       thread.add(in[i]);
-      thread.template counted<kMostPerStep>(1, block);
+      thread.template counted<1>(1);
     }
   }
 }
@@ -104,24 +102,31 @@ __device__ __forceinline__ void exact_sum_block(const ExactArgs<In, Out>& args) 
   __syncthreads();
   const std::int64_t rank = blockIdx.x, blocks = gridDim.x;
   if constexpr (std::is_same_v<Family, FloatFamily>) {
-    auto* bins = reinterpret_cast<double*>(region);
-    FloatBinsThread thread(bins + threadIdx.x, int(blockDim.x));
-    sum_inputs<kVectorLoads<Rung>>(args.d_in, args.num_items, rank, blocks, thread, shared.state);
-    if constexpr (kVectorLoads<Rung>) {
-      const unsigned nonzero = thread.template finish<false>();
+    ThreadLimbs limbs;
+    if constexpr (std::is_same_v<In, __half>) {
+      HalfSumThread thread(shared.state);
+      sum_inputs<kVectorLoads<Rung>>(args.d_in, args.num_items, rank, blocks, thread);
+      thread.finish(limbs);
       block_or(thread.seen, shared.seen);
-      combine_bins_by_warps(shared, reinterpret_cast<long long*>(bins), nonzero, slots);
+    } else {
+      FloatWindowThread thread(reinterpret_cast<double*>(region) + threadIdx.x, int(blockDim.x),
+                               shared.state);
+      sum_inputs<kVectorLoads<Rung>>(args.d_in, args.num_items, rank, blocks, thread);
+      thread.finish(limbs);
+      block_or(thread.seen, shared.seen);
+    }
+    if constexpr (kVectorLoads<Rung>) {
+      combine_thread_limbs_by_warps(shared, limbs, slots);
       __syncthreads();
     } else {
-      const unsigned nonzero = thread.template finish<true>();
-      block_or(thread.seen, shared.seen);
-      block_or(nonzero, shared.mask[0]);
+      block_or(limbs.nonzero(), shared.mask[0]);
       __syncthreads();
-      combine_bins<Rung, BLOCK>(shared, reinterpret_cast<long long*>(bins), tree, scratch);
+      combine_thread_limbs<Rung, BLOCK>(shared, limbs, reinterpret_cast<long long*>(region), tree,
+                                        scratch);
     }
   } else {
     DoubleExpansionThread thread(shared.state);
-    sum_inputs<kVectorLoads<Rung>>(args.d_in, args.num_items, rank, blocks, thread, shared.state);
+    sum_inputs<kVectorLoads<Rung>>(args.d_in, args.num_items, rank, blocks, thread);
     Pieces pieces[2];
     thread.finish(pieces);
     block_or(thread.seen, shared.seen);

@@ -1,6 +1,6 @@
-// One thread's exact sum of its inputs (correctly rounded sums): float-family bins in shared memory
-// with the current bin in a register, or a double expansion in registers. What neither can hold
-// goes straight into the block's state (block_state.cuh).
+// One thread's exact sum of its inputs (correctly rounded sums): for floats and bfloat16 a window of
+// exponents in a register and bins in shared memory, for halves one double, for doubles a double
+// expansion in registers. What none can hold goes straight into the block's state (block_state.cuh).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -23,37 +23,69 @@ struct FamilyOf<double> {
 template <class In>
 using family_of = typename FamilyOf<In>::type;
 
+// A bfloat16 is the top half of a float: a shift, where sm_90's cvt.f32.bf16 may take the
+// conversion unit that the double conversions after it need.
 template <class In>
 __device__ __forceinline__ float widen(const In& x) {
   if constexpr (std::is_same_v<In, __half>) return __half2float(x);
-  else if constexpr (std::is_same_v<In, __nv_bfloat16>) return __bfloat162float(x);
+  else if constexpr (std::is_same_v<In, __nv_bfloat16>)
+    return __uint_as_float(unsigned(__bfloat16_as_ushort(x)) << 16);
   else return x;
 }
 
-// Float-family inputs into 16 bins (float_bins.hpp). The bins live in shared memory, one column of
-// the block's bins[16][threads] per thread; the two bins met last stay in registers (`hot`, most
-// recent first), so inputs of one or two bins cost a conversion, two compares and a double add
-// each, with no shared-memory traffic. Two, because data of one magnitude often straddle a bin
-// edge: 1.0 is in bin 7 and 2.0 in bin 8, so normal(0, 1) values or small integers alternate.
-// Exact: a run in a register is part of its bin's at most kFloatBinCapacity inputs. A bin is
-// written first when its first run spills (`touched`); the others count as -0 and are never read.
-struct FloatBinsThread {
+// A thread's share of the float family's limbs, gathered at the end from its window and bins (or
+// its half sum), for the block to add up column by column (block_combine.cuh). Registers: the
+// limb a piece lands on is found by comparison, not by indexing (which would go to local memory).
+struct ThreadLimbs {
+  static constexpr int kLimbs = FloatFamily::kLimbs;
+  long long limb[kLimbs] = {};
+
+  __device__ __forceinline__ void add(std::int64_t n, int p) {
+    if (n == 0) return;
+    const Pieces pieces = pieces_of(n, p);
+#pragma unroll
+    for (int i = 0; i < kLimbs; ++i)
+#pragma unroll
+      for (int k = 0; k < 3; ++k)
+        if (pieces.index + k == i) limb[i] += pieces.value[k];
+  }
+  __device__ __forceinline__ long long at(int i) const {
+    long long v = 0;
+#pragma unroll
+    for (int j = 0; j < kLimbs; ++j) v = j == i ? limb[j] : v;
+    return v;
+  }
+  __device__ __forceinline__ unsigned nonzero() const {
+    unsigned bits = 0;
+#pragma unroll
+    for (int j = 0; j < kLimbs; ++j) bits |= unsigned(limb[j] != 0) << j;
+    return bits;
+  }
+};
+
+// Float and bfloat16 inputs: a window of 16 exponents in a register (float_bins.hpp), placed by the
+// thread's first inputs, and the 16 bins in shared memory (one column of the block's
+// bins[16][threads] per thread) for inputs outside it. Data of one magnitude, even straddling a bin
+// edge (small integers, normal(0, 1) values), cost a conversion and a double add an input, with no
+// shared-memory traffic. A bin is written first when its first input spills (`touched`); the
+// others count as -0 and are never read.
+struct FloatWindowThread {
   double* bins;  // bins[b * stride] is this thread's bin b
   int stride;
-  double hot = -0.0, warm = -0.0;  // the sums of the last bin met, and of the one before
-  int hot_bin = -1, warm_bin = -1;
+  ExactState<FloatFamily>* block;
+  double hot = -0.0;  // the window's sum
+  int start = 0;      // the window's first exponent field; 0: none yet
   unsigned touched = 0;  // bins written since the last flush
   int count = 0;         // inputs since the last flush
   unsigned seen = 0;
 
-  __device__ FloatBinsThread(double* column, int threads) : bins(column), stride(threads) {}
-  // A batch goes in groups of 8. Where every lane's group falls in its hot bin, each is added as a
-  // pairwise tree: one LOP3 an input to find out, one branch a group, and a dependency chain of
-  // three adds instead of eight. Any order is exact within a bin (see above), so the sums are the
-  // ones input-by-input adds would give. A thread's first group opens its first input's bin as the
-  // hot one (empty: -0). Groups of 8, not 16: two trees of a batch of 16 at once held too many
-  // doubles for automatic's 64 registers (the half kernel spilled 76 bytes, the float kernel
-  // issued two of its four loads after the first trees).
+  __device__ FloatWindowThread(double* column, int threads, ExactState<FloatFamily>& state)
+      : bins(column), stride(threads), block(&state) {}
+  // A batch goes in groups of 8. Where every lane's group lies in its window, each is added as a
+  // pairwise tree: three integer operations an input to find out, one vote a group, and a chain of
+  // three adds instead of eight. Any order is exact within the window, so the sums are the ones
+  // input-by-input adds would give. Groups of 8, not 16: two trees of a batch of 16 at once held
+  // too many doubles for automatic's 64 registers (docs/tuning.md).
   static constexpr int kGroup = 8;
   template <class In, int N>
   __device__ __forceinline__ void add_batch(const In (&items)[N]) {
@@ -67,61 +99,63 @@ struct FloatBinsThread {
     float v[N];
 #pragma unroll
     for (int j = 0; j < N; ++j) v[j] = widen(items[j]);
-    if (hot_bin < 0) hot_bin = float_bin(v[0]);
-    // An input outside the hot bin leaves a bit of its bin field set here.
-    const std::uint32_t hot_field = std::uint32_t(hot_bin) << kFloatBinShift;
+    // An input outside the window (not zero) leaves one of the top four bits set here.
+    const std::uint32_t base = std::uint32_t(start) << 24;
     std::uint32_t outside = 0;
 #pragma unroll
-    for (int j = 0; j < N; ++j) outside |= (__float_as_uint(v[j]) ^ hot_field) & kFloatBinField;
+    for (int j = 0; j < N; ++j) {
+      const std::uint32_t bits = __float_as_uint(v[j]);
+      outside |= (bits << 1) == 0 ? 0u : (bits << 1) - base;
+    }
     // Decided for the whole warp: a lane taking the slower path would make the warp run both.
-    if (!__all_sync(__activemask(), outside == 0)) return add_group_slowly<N>(v);
+    if (!__all_sync(__activemask(), start != 0 && (outside >> 28) == 0))
+      return add_group_slowly<N>(v);
     double d[N];
 #pragma unroll
     for (int j = 0; j < N; ++j) d[j] = double(v[j]);
     hot += pairwise_sum(d);
   }
-  // The other groups. All in the two register bins (zeros in the hot one): two trees, where -0
-  // stands in for the other bin's inputs (it leaves every sum as it was, the sign of an exact zero
-  // included). Else input by input.
+  // The other groups: a thread's first group opens its window; a group mostly outside it moves the
+  // window there (its sum goes to the block's state first: the data changed magnitude). The inputs
+  // in the window (-0 standing in for the others: it leaves every sum as it was, the sign of an
+  // exact zero included) go in as a tree, the rest into their bins one by one.
   template <int N>
   __device__ __forceinline__ void add_group_slowly(const float (&v)[N]) {
-    unsigned hot_inputs = 0, known_inputs = 0;  // bit j: input j is in the hot (a known) bin
-#pragma unroll
-    for (int j = 0; j < N; ++j) {  // bitwise, not ||: no branch per input
-      const int b = float_bin(v[j]);
-      const bool in_hot = (b == hot_bin) | (v[j] == 0.0f);  // hot_bin >= 0 here: bin_of's rule
-      hot_inputs |= unsigned(in_hot) << j;
-      known_inputs |= unsigned(in_hot | (b == warm_bin)) << j;
+    unsigned in = window_mask(v);
+    if (start == 0 || __popc(in) < N / 2) {
+      const int largest = largest_finite_field(v);
+      if (largest > 0) {
+        if (start != 0) atomic_add_scaled(*block, window_integer(hot, start, seen), window_position(start));
+        hot = -0.0;
+        start = window_start_for(largest);
+        in = window_mask(v);
+      }
     }
-    if (known_inputs != (1u << N) - 1) {
+    double h[N];
 #pragma unroll
-      for (int j = 0; j < N; ++j) add(v[j]);
-      return;
-    }
-    double h[N], w[N];
+    for (int j = 0; j < N; ++j) h[j] = (in >> j) & 1u ? double(v[j]) : -0.0;
+    hot += pairwise_sum(h);
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+      if (!((in >> j) & 1u)) add_to_bin(v[j]);
+  }
+  template <int N>
+  __device__ __forceinline__ unsigned window_mask(const float (&v)[N]) const {
+    unsigned in = 0;
+#pragma unroll
+    for (int j = 0; j < N; ++j) in |= unsigned(in_window(__float_as_uint(v[j]), start)) << j;
+    return in;
+  }
+  // The largest exponent field of a finite, normal input (0 if none).
+  template <int N>
+  static __device__ __forceinline__ int largest_finite_field(const float (&v)[N]) {
+    int largest = 0;
 #pragma unroll
     for (int j = 0; j < N; ++j) {
-      const bool in_hot = (hot_inputs >> j) & 1u;
-      h[j] = in_hot ? double(v[j]) : -0.0;
-      w[j] = in_hot ? -0.0 : double(v[j]);
+      const int field = int((__float_as_uint(v[j]) >> 23) & 0xffu);
+      largest = field < 255 && field > largest ? field : largest;
     }
-    hot += pairwise_sum(h);
-    warm += pairwise_sum(w);
-    if (hot_inputs == 0) {  // all in the warm bin: it becomes the hot one, so the next group is fast
-      const double sum = hot;
-      hot = warm;
-      warm = sum;
-      const int bin = hot_bin;
-      hot_bin = warm_bin;
-      warm_bin = bin;
-    }
-  }
-  // An input's bin, a zero's being the hot one: a zero changes no bin's value, only the sign of an
-  // exact zero (-0 + +0 is +0 in any bin), so it joins the current bin rather than opening bin 0
-  // (zeros are common: ReLU outputs).
-  __device__ __forceinline__ int bin_of(float v) const {
-    const int b = float_bin(v);
-    return v == 0.0f && hot_bin >= 0 ? hot_bin : b;
+    return largest;
   }
   template <int N>
   static __device__ __forceinline__ double pairwise_sum(double (&d)[N]) {
@@ -136,76 +170,80 @@ struct FloatBinsThread {
     add(widen(x));
   }
   __device__ __forceinline__ void add(float v) {
-    const int b = bin_of(v);
-    if (b == hot_bin) {
-      hot += double(v);
-    } else if (b == warm_bin) {
-      warm += double(v);
-    } else {  // a third bin: the one before last spills, the last becomes the one before
-      spill(warm_bin, warm);
-      warm_bin = hot_bin;
-      warm = hot;
-      hot_bin = b;
-      hot = double(v);
-    }
+    const std::uint32_t bits = __float_as_uint(v);
+    const int field = int((bits >> 23) & 0xffu);
+    if (start == 0 && field > 0 && field < 255) start = window_start_for(field);
+    if (in_window(bits, start)) hot += double(v);
+    else add_to_bin(v);
   }
-  __device__ __forceinline__ void spill(int b, double& sum) {
-    if (b < 0) return;
+  __device__ __forceinline__ void add_to_bin(float v) {
+    const int b = float_bin(v);
     double& bin = bins[b * stride];
     if (touched & (1u << b)) {
-      bin += sum;
+      bin += double(v);
     } else {
-      bin = sum;
+      bin = double(v);
       touched |= 1u << b;
     }
-    sum = -0.0;
   }
-  __device__ __forceinline__ void spill_hot() {
-    spill(hot_bin, hot);
-    spill(warm_bin, warm);
-    hot_bin = warm_bin = -1;
-  }
-  // After `added` more inputs: empties the bins into the block's state when the next batch could
-  // pass the capacity.
+  // After `added` more inputs: empties the window and the bins into the block's state when the next
+  // kBatch inputs could pass the capacity.
   template <int kBatch>
-  __device__ __forceinline__ void counted(int added, ExactState<FloatFamily>& block) {
+  __device__ __forceinline__ void counted(int added) {
     count += added;
     if (count > kFloatBinCapacity - kBatch) {
-      spill_hot();
+      if (start != 0) atomic_add_scaled(*block, window_integer(hot, start, seen), window_position(start));
+      hot = -0.0;
       for (unsigned left = touched; left != 0; left &= left - 1) {
         const int b = __ffs(int(left)) - 1;
-        atomic_add_scaled(block, float_bin_integer(bins[b * stride], b, seen), float_bin_position(b));
+        atomic_add_scaled(*block, float_bin_integer(bins[b * stride], b, seen), float_bin_position(b));
       }
       touched = 0;
       count = 0;
     }
   }
-  // The end: each touched bin becomes its integer (in place, as long long; with kEveryBin the
-  // others become 0, for combines that read every thread's column); returns the nonzero ones.
-  template <bool kEveryBin>
-  __device__ __forceinline__ unsigned finish() {
-    spill_hot();
-    auto* integers = reinterpret_cast<long long*>(bins);
-    unsigned nonzero = 0;
-    if constexpr (kEveryBin) {
-      double sums[kFloatBins];
-#pragma unroll
-      for (int b = 0; b < kFloatBins; ++b) sums[b] = (touched >> b) & 1u ? bins[b * stride] : -0.0;
-#pragma unroll
-      for (int b = 0; b < kFloatBins; ++b) {
-        const std::int64_t n = float_bin_integer(sums[b], b, seen);
-        integers[b * stride] = n;
-        nonzero |= unsigned(n != 0) << b;
-      }
-    } else {
-      for (unsigned left = touched; left != 0; left &= left - 1) {
-        const int b = __ffs(int(left)) - 1;
-        const std::int64_t n = float_bin_integer(bins[b * stride], b, seen);
-        integers[b * stride] = n;
-        nonzero |= unsigned(n != 0) << b;
-      }
+  // The end: the window and every touched bin as limbs.
+  __device__ __forceinline__ void finish(ThreadLimbs& limbs) {
+    limbs.add(window_integer(hot, start != 0 ? start : 1, seen), window_position(start));
+    for (unsigned left = touched; left != 0; left &= left - 1) {
+      const int b = __ffs(int(left)) - 1;
+      limbs.add(float_bin_integer(bins[b * stride], b, seen), float_bin_position(b));
     }
-    return nonzero;
+  }
+};
+
+// __half inputs: one double (float_bins.hpp: kHalfCapacity halves add up exactly in it, whatever
+// their exponents), so no bins, no window and no test; groups of 8 as trees.
+struct HalfSumThread {
+  ExactState<FloatFamily>* block;
+  double sum = -0.0;
+  int count = 0;
+  unsigned seen = 0;
+
+  __device__ explicit HalfSumThread(ExactState<FloatFamily>& state) : block(&state) {}
+  template <int N>
+  __device__ __forceinline__ void add_batch(const __half (&items)[N]) {
+    constexpr int kGroup = N < 8 ? N : 8;
+#pragma unroll
+    for (int g = 0; g < N; g += kGroup) {
+      double d[kGroup];
+#pragma unroll
+      for (int j = 0; j < kGroup; ++j) d[j] = double(__half2float(items[g + j]));
+      sum += FloatWindowThread::pairwise_sum(d);
+    }
+  }
+  __device__ __forceinline__ void add(const __half& x) { sum += double(__half2float(x)); }
+  template <int kBatch>
+  __device__ __forceinline__ void counted(int added) {
+    count += added;
+    if (count > kHalfCapacity - kBatch) {
+      atomic_add_scaled(*block, half_sum_integer(sum, seen), kHalfPosition);
+      sum = -0.0;
+      count = 0;
+    }
+  }
+  __device__ __forceinline__ void finish(ThreadLimbs& limbs) {
+    limbs.add(half_sum_integer(sum, seen), kHalfPosition);
   }
 };
 
@@ -260,7 +298,7 @@ struct DoubleExpansionThread {
       seen |= 1u << kNotNegativeZero;
   }
   template <int kBatch>
-  __device__ __forceinline__ void counted(int added, ExactState<DoubleFamily>&) {
+  __device__ __forceinline__ void counted(int added) {
     count += added;
     if (count > kDoubleExpansionCapacity - kBatch) {
       note_sign_of_zero();
