@@ -125,8 +125,7 @@ struct FloatWindowThread {
     if (start == 0 || __popc(in) < N / 2) {
       const int largest = largest_finite_field(v);
       if (largest > 0) {
-        if (start != 0) atomic_add_scaled(*block, window_integer(hot, start, seen), window_position(start));
-        hot = -0.0;
+        flush_window();
         start = window_start_for(largest);
         in = window_mask(v);
       }
@@ -186,14 +185,18 @@ struct FloatWindowThread {
       touched |= 1u << b;
     }
   }
+  // The window's sum into the block's state (the window stays where it is).
+  __device__ __forceinline__ void flush_window() {
+    if (start != 0) atomic_add_scaled(*block, window_integer(hot, start, seen), window_position(start));
+    hot = -0.0;
+  }
   // After `added` more inputs: empties the window and the bins into the block's state when the next
   // kBatch inputs could pass the capacity.
   template <int kBatch>
   __device__ __forceinline__ void counted(int added) {
     count += added;
     if (count > kFloatBinCapacity - kBatch) {
-      if (start != 0) atomic_add_scaled(*block, window_integer(hot, start, seen), window_position(start));
-      hot = -0.0;
+      flush_window();
       for (unsigned left = touched; left != 0; left &= left - 1) {
         const int b = __ffs(int(left)) - 1;
         atomic_add_scaled(*block, float_bin_integer(bins[b * stride], b, seen), float_bin_position(b));
