@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "../gpureduce.hpp"
+#include "automatic_plan.hpp"
 #include "block/complete_unroll.cuh"
 #include "block/cub_block.cuh"
 #include "block/first_add.cuh"
@@ -481,6 +482,69 @@ inline bool is_valid(Pipeline p) {
   return int(p) >= int(Pipeline::two_kernel) && int(p) <= int(Pipeline::automatic);
 }
 
+// The count and the Options, checked before anything else (host tests: test_api.cpp).
+inline cudaError_t validate_options(std::int64_t num_items, const Options& options) {
+  if (num_items < 0) return fail(cudaErrorInvalidValue, "gpureduce: num_items is negative");
+  if (!is_valid(options.strategy)) return fail(cudaErrorInvalidValue, "gpureduce: invalid Options::strategy");
+  if (!is_valid(options.pipeline)) return fail(cudaErrorInvalidValue, "gpureduce: invalid Options::pipeline");
+  if (int(options.pointer_check) < 0 || int(options.pointer_check) > int(PointerCheck::off))
+    return fail(cudaErrorInvalidValue, "gpureduce: invalid Options::pointer_check");
+  if (int(options.accuracy) < 0 || int(options.accuracy) > int(Accuracy::correctly_rounded))
+    return fail(cudaErrorInvalidValue, "gpureduce: invalid Options::accuracy");
+  const int bt = options.block_threads;
+  if (bt != 0 && (bt < 32 || bt > 1024 || (bt & (bt - 1)) != 0))
+    return fail(cudaErrorInvalidValue,
+                "gpureduce: Options::block_threads must be 0 or a power of two in [32, 1024]");
+  if (options.grid_blocks < 0)
+    return fail(cudaErrorInvalidValue, "gpureduce: Options::grid_blocks must be >= 0");
+  return cudaSuccess;
+}
+
+// Correctly rounded: floating sums of a raw array take the exact engine (exact/); integer sums,
+// Min and Max are exact already and run as they are; anything else refuses it.
+template <class Reader, class Out, class Op>
+inline constexpr bool kExactEnginePair =
+    is_sum_op_v<Op> && exact::kCorrectlyRoundedPair<typename Reader::value_type, Out> &&
+    std::is_same_v<Reader, InputReader<typename Reader::value_type, typename Reader::accum_type>>;
+template <class Op, class Accum>
+inline constexpr bool kExactAlready =
+    (is_sum_op_v<Op> && std::is_integral_v<Accum>) || std::is_same_v<Op, MinOp> ||
+    std::is_same_v<Op, MaxOp> || std::is_same_v<Op, ArgMinOp> || std::is_same_v<Op, ArgMaxOp>;
+template <class Reader, class Out, class Op>
+cudaError_t validate_accuracy(const Options& options) {
+  if constexpr (!kExactEnginePair<Reader, Out, Op> && !kExactAlready<Op, typename Reader::accum_type>)
+    if (options.accuracy == Accuracy::correctly_rounded)
+      return fail(cudaErrorInvalidValue,
+                  "gpureduce: Accuracy::correctly_rounded is for Sum of float -> float or double, "
+                  "double, __half or __nv_bfloat16 -> float (integer sums, Min and Max are exact "
+                  "anyway)");
+  return cudaSuccess;
+}
+
+// The buffers of a call that runs or sizes (not a plan): the size reference; when it runs, the
+// output and every input it reads, and (where the pointer check is on) that the device can
+// reach them and the temp storage.
+template <class Reader, class Out>
+cudaError_t validate_buffers(const void* d_temp_storage, const std::size_t* temp_storage_bytes,
+                             const Reader& input, const Out* d_out, std::int64_t num_items,
+                             const Options& options) {
+  if (temp_storage_bytes == nullptr)
+    return fail(cudaErrorInvalidValue, "gpureduce: temp_storage_bytes reference is null");
+  if (d_temp_storage == nullptr) return cudaSuccess;
+  if (d_out == nullptr) return fail(cudaErrorInvalidValue, "gpureduce: d_out is null");
+  const ReaderPointers inputs = input.pointers();
+  for (int k = 0; k < inputs.count && num_items > 0; ++k)
+    if (inputs.pointer[k] == nullptr)
+      return fail(cudaErrorInvalidValue, "gpureduce: an input pointer (d_in, x or y) is null "
+                                         "and num_items > 0");
+  if (!pointer_check_enabled(int(options.pointer_check))) return cudaSuccess;
+  cudaError_t error = check_device_accessible(d_out, "d_out");
+  for (int k = 0; k < inputs.count && num_items > 0 && error == cudaSuccess; ++k)
+    error = check_device_accessible(inputs.pointer[k], inputs.name[k]);
+  if (error == cudaSuccess) error = check_device_accessible(d_temp_storage, "d_temp_storage");
+  return error;
+}
+
 // The accumulator type, as CUB's accumulator_t: what op(init, input) returns.
 template <class Op, class Init, class In>
 using accum_t = std::decay_t<std::invoke_result_t<Op, Init, In>>;
@@ -526,6 +590,69 @@ bool stream_owned_state_fits(std::int64_t max_grid) {
   }
 }
 
+
+// The context keys every cache and slot of the library's (context.hpp): asked for once, where a
+// plan needs one (automatic's one-block launch needs none).
+inline cudaError_t ensure_context(int device, ContextKey& context) {
+  return context.device >= 0 ? cudaSuccess : current_context(device, context);
+}
+
+// Asks the runtime what automatic's pipeline depends on, where automatic_plan.hpp says it does:
+// whether the stream is being captured, and, uncaptured, whether its slot serves (the state fits
+// it at the grid this call launches). The slot is taken on the stream's first call that runs;
+// planning only asks whether it would be, and sizing needs no answer (the same temp storage).
+template <class Op, class Accum>
+cudaError_t ask_about_stream(const Options& options, const AutomaticShape& shape,
+                             unsigned long long input_bytes, cudaStream_t stream, bool planning,
+                             bool sizing, int device, ContextKey& context, StreamFacts& facts,
+                             unsigned char*& stream_state) {
+  if (!pipeline_asks_capture(options, shape)) return cudaSuccess;
+  cudaError_t error = stream_is_capturing(stream, facts.capturing);
+  if (error != cudaSuccess || facts.capturing || !pipeline_may_use_stream_slot(options, shape) ||
+      !stream_owned_state_fits<Op, Accum>(stream_slot_grid(options, shape, input_bytes)))
+    return error;
+  error = ensure_context(device, context);
+  if (error != cudaSuccess) return error;
+  if (planning) return stream_owned_slot_available(stream, context, facts.stream_slot);
+  if (sizing) {
+    facts.stream_slot = true;
+    return cudaSuccess;
+  }
+  error = stream_owned_slot(stream, context, &stream_state);
+  facts.stream_slot = stream_state != nullptr;
+  return error;
+}
+
+// Pipelines some operators or devices cannot run: refused with the reason.
+template <class Op, class Accum>
+cudaError_t check_pipeline_supported(Pipeline pipeline, const DeviceFacts& facts) {
+  if (pipeline == Pipeline::atomic && !AtomicCombiner<Op, Accum>::supported)
+    return fail(cudaErrorInvalidValue,
+                "gpureduce: the atomic pipeline supports Sum, Min and Max of built-in types only");
+  if (pipeline == Pipeline::cluster && !facts.thread_block_clusters)
+    return fail(cudaErrorInvalidValue,
+                "gpureduce: the cluster pipeline needs thread-block clusters (compute capability "
+                "9.0 or newer); use last_block");
+  if (pipeline == Pipeline::grid_sync && !facts.cooperative_launch)
+    return fail(cudaErrorInvalidValue,
+                "gpureduce: the grid_sync pipeline needs cooperative launch, which this device "
+                "does not support (cudaDevAttrCooperativeLaunch is 0); use last_block");
+  return cudaSuccess;
+}
+
+// Only automatic's own plans get the shaped kernels (kernels.cuh); a caller's explicit Options run
+// reduce_input_kernel (which is how the tests compare the two).
+inline ShapeKernel shaped_kernel_of(const char* rationale) {
+  namespace r = rationale;
+  if (rationale == r::kSingleBlock) return ShapeKernel::one_block;
+  if (rationale == r::kCluster) return ShapeKernel::cluster;
+  if (rationale == r::kZeroed || rationale == r::kStreamingZeroed || rationale == r::kStreamOwned ||
+      rationale == r::kCapturedCountedSum || rationale == r::kCapturedFlaggedSum)
+    return ShapeKernel::last_block;
+  if (rationale == r::kCaptured || rationale == r::kStreamingCaptured) return ShapeKernel::two_kernel;
+  return ShapeKernel::none;
+}
+
 // Validates, resolves `automatic`, and runs (or only sizes, or only plans) one reduction of what
 // `input` reads (readers.cuh).
 template <class Reader, class Out, class Op, class Init>
@@ -535,67 +662,20 @@ cudaError_t reduce_input(void* d_temp_storage, std::size_t* temp_storage_bytes, 
   using In = typename Reader::value_type;
   using Accum = typename Reader::accum_type;
   using P = Problem<Reader, Out, Accum, Op, Init>;
-  if (num_items < 0) return fail(cudaErrorInvalidValue, "gpureduce: num_items is negative");
-  if (!is_valid(options.strategy)) return fail(cudaErrorInvalidValue, "gpureduce: invalid Options::strategy");
-  if (!is_valid(options.pipeline)) return fail(cudaErrorInvalidValue, "gpureduce: invalid Options::pipeline");
-  if (int(options.pointer_check) < 0 || int(options.pointer_check) > int(PointerCheck::off))
-    return fail(cudaErrorInvalidValue, "gpureduce: invalid Options::pointer_check");
-  if (int(options.accuracy) < 0 || int(options.accuracy) > int(Accuracy::correctly_rounded))
-    return fail(cudaErrorInvalidValue, "gpureduce: invalid Options::accuracy");
-  // Correctly rounded: floating sums take the exact engine (exact/); integer sums, Min and Max are
-  // exact already and run as they are.
-  constexpr bool kExactPair = is_sum_op_v<Op> && exact::kCorrectlyRoundedPair<In, Out> &&
-                              std::is_same_v<Reader, InputReader<In, Accum>>;
-  constexpr bool kExactAlready =
-      (is_sum_op_v<Op> && std::is_integral_v<Accum>) || std::is_same_v<Op, MinOp> ||
-      std::is_same_v<Op, MaxOp> || std::is_same_v<Op, ArgMinOp> || std::is_same_v<Op, ArgMaxOp>;
-  if constexpr (!kExactPair && !kExactAlready)
-    if (options.accuracy == Accuracy::correctly_rounded)
-      return fail(cudaErrorInvalidValue,
-                  "gpureduce: Accuracy::correctly_rounded is for Sum of float -> float or double, "
-                  "double, __half or __nv_bfloat16 -> float (integer sums, Min and Max are exact "
-                  "anyway)");
-  const int bt = options.block_threads;
-  if (bt != 0 && (bt < 32 || bt > 1024 || (bt & (bt - 1)) != 0))
-    return fail(cudaErrorInvalidValue,
-                "gpureduce: Options::block_threads must be 0 or a power of two in [32, 1024]");
-  if (options.grid_blocks < 0)
-    return fail(cudaErrorInvalidValue, "gpureduce: Options::grid_blocks must be >= 0");
-  if (!plan) {
-    if (temp_storage_bytes == nullptr)
-      return fail(cudaErrorInvalidValue, "gpureduce: temp_storage_bytes reference is null");
-    if (d_temp_storage != nullptr) {
-      if (d_out == nullptr) return fail(cudaErrorInvalidValue, "gpureduce: d_out is null");
-      const ReaderPointers inputs = input.pointers();
-      for (int k = 0; k < inputs.count && num_items > 0; ++k)
-        if (inputs.pointer[k] == nullptr)
-          return fail(cudaErrorInvalidValue, "gpureduce: an input pointer (d_in, x or y) is null "
-                                             "and num_items > 0");
-      if (pointer_check_enabled(int(options.pointer_check))) {
-        cudaError_t error = check_device_accessible(d_out, "d_out");
-        for (int k = 0; k < inputs.count && num_items > 0 && error == cudaSuccess; ++k)
-          error = check_device_accessible(inputs.pointer[k], inputs.name[k]);
-        if (error == cudaSuccess) error = check_device_accessible(d_temp_storage, "d_temp_storage");
-        if (error != cudaSuccess) return error;
-      }
-    }
-  }
-
+  cudaError_t error = validate_options(num_items, options);
+  if (error == cudaSuccess) error = validate_accuracy<Reader, Out, Op>(options);
+  if (error == cudaSuccess && plan == nullptr)
+    error = validate_buffers(d_temp_storage, temp_storage_bytes, input, d_out, num_items, options);
   int device = 0;
   DeviceFacts facts;
-  cudaError_t error = check(cudaGetDevice(&device), "cudaGetDevice");
+  if (error == cudaSuccess) error = check(cudaGetDevice(&device), "cudaGetDevice");
   if (error == cudaSuccess) error = device_facts(device, facts);
   if (error != cudaSuccess) return error;
-  // The context keys every cache and slot of the library's (context.hpp); asked for once, where a
-  // plan needs one (the one-block launch below needs none).
   ContextKey context;
-  const auto find_context = [&] {
-    return context.device >= 0 ? cudaSuccess : current_context(device, context);
-  };
 
-  if constexpr (kExactPair) {
+  if constexpr (kExactEnginePair<Reader, Out, Op>) {
     if (options.accuracy == Accuracy::correctly_rounded) {
-      error = find_context();
+      error = ensure_context(device, context);
       if (error != cudaSuccess) return error;
       return exact::reduce_exact<In, Out>(exact::ExactCall{d_temp_storage, temp_storage_bytes, input.data,
                                                            d_out, num_items, stream, options, plan,
@@ -603,137 +683,46 @@ cudaError_t reduce_input(void* d_temp_storage, std::size_t* temp_storage_bytes, 
     }
   }
 
-  // Resolve `automatic` (policy.hpp has the rules and the measurements behind them).
-  Options resolved = options;
-  const char* rationale = rationale::kCallerChose;
   const unsigned long long input_bytes = static_cast<unsigned long long>(num_items) * sizeof(In);
-  bool automatic_grid = false;
-  bool streaming = false;
-  bool half_room_grid = false;
-  const bool automatic_strategy = options.strategy == Strategy::automatic;
-  if (automatic_strategy) {
-    resolved.strategy = kAutomaticStrategy;
-    automatic_grid = options.grid_blocks == 0;
-    if (automatic_grid && input_bytes <= kAutomaticSingleBlockBytes) {
-      resolved.grid_blocks = 1;
-      if (options.block_threads == 0)
-        resolved.block_threads = automatic_single_block_threads(input_bytes);
-      automatic_grid = false;
-      rationale = rationale::kSingleBlock;
-    } else if (automatic_grid && automatic_is_streaming(input_bytes, facts.l2_bytes)) {
-      // One wave: the grid cap run_rung derives from occupancy, with no sqrt target.
-      if (options.block_threads == 0) resolved.block_threads = kAutomaticStreamingBlockThreads;
-      // Zeroed storage: half the launched kernel's room per SM (policy.hpp; run_rung knows it).
-      half_room_grid = options.temp_storage_zeroed && options.pipeline == Pipeline::automatic;
-      automatic_grid = false;
-      streaming = true;
-    }
-  }
+  const AutomaticShape shape = automatic_shape(options, input_bytes, facts.l2_bytes);
+  Options resolved = shape.resolved;
+  const char* rationale = shape.rationale;
   unsigned char* stream_state = nullptr;
   if (options.pipeline == Pipeline::automatic) {
-    const bool cluster_range = facts.thread_block_clusters &&
-                               input_bytes > kAutomaticSingleBlockBytes &&
-                               input_bytes <= kAutomaticClusterMaxBytes;
-    const char* why = streaming ? rationale::kStreamingFallback : rationale::kFallback;
-    resolved.pipeline = kAutomaticPipelineFallback;
-    if (options.temp_storage_zeroed) {
-      resolved.pipeline = kAutomaticPipelineZeroed;
-      why = streaming ? rationale::kStreamingZeroed : rationale::kZeroed;
-    } else if (cluster_range && !automatic_strategy) {
-      resolved.pipeline = kAutomaticPipelineSmall;
-      why = rationale::kCluster;
-    } else {
-      // Inside a stream capture the cooperative launch costs more than a second launch
-      // (policy.hpp). Only for automatic's own strategy, whose grid is one wave either way: the
-      // plan keeps its grid, and so its bits and its temp storage size, captured or not. Asked
-      // only where the answer can change the launch, so not for one block (docs/tuning.md,
-      // 'Capture query').
-      bool capturing = false;
-      if (automatic_strategy && rationale != rationale::kSingleBlock) {
-        error = stream_is_capturing(stream, capturing);
-        if (error != cudaSuccess) return error;
-      }
-      // Uncaptured, below streaming: the stream's slot, where the state fits it at the grid this
-      // call launches (at most the rule's target, or the caller's grid_blocks: the one-wave cap and
-      // the blocks the input fills only lower it). Taken on the stream's first call; planning only
-      // asks whether it would be, sizing needs no answer (the same temp storage either way).
-      bool stream_slot = false;
-      if (!capturing && automatic_strategy && rationale != rationale::kSingleBlock && !streaming &&
-          stream_owned_state_fits<Op, Accum>(
-              automatic_grid ? automatic_grid_target(input_bytes) : options.grid_blocks)) {
-        error = find_context();
-        if (error != cudaSuccess) return error;
-        if (plan != nullptr) {
-          error = stream_owned_slot_available(stream, context, stream_slot);
-        } else if (d_temp_storage != nullptr) {
-          error = stream_owned_slot(stream, context, &stream_state);
-          stream_slot = stream_state != nullptr;
-        } else {
-          stream_slot = true;
-        }
-        if (error != cudaSuccess) return error;
-      }
-      if (capturing && kCountedSumFits<Op, Accum> && !streaming) {
-        resolved.pipeline = kAutomaticPipelineCapturedCountedSum;
-        why = rationale::kCapturedCountedSum;
-      } else if (capturing && kCapturedFlaggedSumFits<Op, Accum> && !streaming) {
-        resolved.pipeline = kAutomaticPipelineCapturedFlaggedSum;
-        why = rationale::kCapturedFlaggedSum;
-      } else if (capturing) {
-        resolved.pipeline = kAutomaticPipelineCaptured;
-        why = streaming ? rationale::kStreamingCaptured : rationale::kCaptured;
-      } else if (stream_slot) {
-        resolved.pipeline = kAutomaticPipelineStreamOwned;
-        why = rationale::kStreamOwned;
-      } else if (facts.cooperative_launch) {
-        resolved.pipeline = kAutomaticPipelineCooperative;
-        why = streaming ? rationale::kStreamingGridSync : rationale::kGridSync;
-      }
-    }
-    if (automatic_strategy && rationale == rationale::kCallerChose) rationale = why;
+    StreamFacts stream_facts;
+    error = ask_about_stream<Op, Accum>(options, shape, input_bytes, stream, plan != nullptr,
+                                        d_temp_storage == nullptr, device, context, stream_facts,
+                                        stream_state);
+    if (error != cudaSuccess) return error;
+    const PipelineChoice choice =
+        automatic_pipeline(options, shape, input_bytes, facts, stream_facts,
+                           CapturedSums{kCountedSumFits<Op, Accum>, kCapturedFlaggedSumFits<Op, Accum>});
+    resolved.pipeline = choice.pipeline;
+    if (options.strategy == Strategy::automatic && rationale == rationale::kCallerChose)
+      rationale = choice.why;
   }
   if (resolved.block_threads == 0 && resolved.strategy != Strategy::cub_block)
     resolved.block_threads = policy_for(resolved.strategy).default_block_threads;
-  if (resolved.pipeline == Pipeline::atomic && !AtomicCombiner<Op, Accum>::supported)
-    return fail(cudaErrorInvalidValue,
-                "gpureduce: the atomic pipeline supports Sum, Min and Max of built-in types only");
-  if (resolved.pipeline == Pipeline::cluster && !facts.thread_block_clusters)
-    return fail(cudaErrorInvalidValue,
-                "gpureduce: the cluster pipeline needs thread-block clusters (compute capability "
-                "9.0 or newer); use last_block");
-  if (resolved.pipeline == Pipeline::grid_sync && !facts.cooperative_launch)
-    return fail(cudaErrorInvalidValue,
-                "gpureduce: the grid_sync pipeline needs cooperative launch, which this device "
-                "does not support (cudaDevAttrCooperativeLaunch is 0); use last_block");
+  error = check_pipeline_supported<Op, Accum>(resolved.pipeline, facts);
+  if (error != cudaSuccess) return error;
 
-  // Only automatic's own plans get the shaped kernels; a caller's explicit Options run
-  // reduce_input_kernel (which is how the tests compare the two).
-  ShapeKernel shape = ShapeKernel::none;
-  if (rationale == rationale::kSingleBlock) shape = ShapeKernel::one_block;
-  else if (rationale == rationale::kCluster) shape = ShapeKernel::cluster;
-  else if (rationale == rationale::kZeroed || rationale == rationale::kStreamingZeroed ||
-           rationale == rationale::kStreamOwned ||
-           rationale == rationale::kCapturedCountedSum ||
-           rationale == rationale::kCapturedFlaggedSum)
-    shape = ShapeKernel::last_block;
-  else if (rationale == rationale::kCaptured || rationale == rationale::kStreamingCaptured)
-    shape = ShapeKernel::two_kernel;
-  if (shape == ShapeKernel::one_block && plan == nullptr && d_temp_storage != nullptr) {
+  const ShapeKernel shaped = shaped_kernel_of(rationale);
+  if (shaped == ShapeKernel::one_block && plan == nullptr && d_temp_storage != nullptr) {
     static_assert(kAutomaticStrategy == Strategy::vectorized);
-    if (auto kernel = shape_kernel_for<VectorizedRung, P>(shape, resolved.block_threads)) {
+    if (auto kernel = shape_kernel_for<VectorizedRung, P>(shaped, resolved.block_threads)) {
       const KernelArgs<P> args{input, d_out, num_items, static_cast<unsigned char*>(d_temp_storage),
                                init, op, fold_init, std::uint8_t(resolved.pipeline), false};
       return launch_single_block(kernel, args, *temp_storage_bytes, resolved.block_threads,
                                  device, facts, stream);
     }
   }
-  error = find_context();
+  error = ensure_context(device, context);
   if (error != cudaSuccess) return error;
   const Request<P> request{d_temp_storage, temp_storage_bytes, input, d_out,
                            num_items,      op,                 init,  fold_init,
                            stream,         resolved,           plan,  context,
-                           facts,          automatic_grid,     half_room_grid,
-                           shape,          rationale,          stream_state};
+                           facts,          shape.automatic_grid, shape.half_room_grid,
+                           shaped,         rationale,          stream_state};
   return run_strategy(request);
 }
 
