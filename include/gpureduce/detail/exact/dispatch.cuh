@@ -86,30 +86,31 @@ std::int64_t exact_grid(std::int64_t n, std::uintptr_t address, int block, std::
   return grid;
 }
 
-template <class Rung, int BLOCK, class In, class Out>
-cudaError_t run_exact(const ExactCall& c, const Choice& choice) {
-  using Family = family_of<In>;
+// A correctly rounded call's pipeline, its kernel's shared memory, and its grid: the caller's
+// pipeline or automatic's, checked against the device; the grid capped by occupancy, waves, the
+// cluster, the caller's grid_blocks and automatic's rule. `sizing_grid` is the grid for any
+// alignment of the input, by which temp storage is sized.
+struct ExactShape {
+  Pipeline pipeline = Pipeline::atomic;
+  std::size_t shared_bytes = 0;
+  std::int64_t grid = 0;
+  std::int64_t sizing_grid = 0;
+};
+template <class Rung, class In>
+cudaError_t exact_shape(const ExactCall& c, const Choice& choice, const void* kernel,
+                        ExactShape& shape) {
   const Options& o = c.options;
-  const std::int64_t n = c.num_items;
   const int block = choice.block_threads;
-  // automatic's own plan (its rung, block and pipeline) has a kernel built for it.
-  const bool shaped = std::is_same_v<Rung, VectorizedRung> && choice.automatic_strategy &&
-                      choice.automatic_pipeline && block == kAutomaticBlockThreads;
-  const auto kernel = shaped ? exact_automatic_kernel<In, Out> : exact_sum_kernel<Rung, BLOCK, In, Out>;
-  const void* kernel_address = reinterpret_cast<const void*>(kernel);
-  if (std::is_same_v<Rung, CubBlockRung> && block != kCubBlockThreads)
-    return fail(cudaErrorInvalidValue, "gpureduce: cub_block needs 256 threads (CUB's policy)");
-  const std::size_t shared = exact_shared_bytes<Rung, Family>(block);
-  cudaError_t error = allow_dynamic_shared_bytes(c.context, kernel_address, shared);
+  shape.shared_bytes = exact_shared_bytes<Rung, family_of<In>>(block);
+  cudaError_t error = allow_dynamic_shared_bytes(c.context, kernel, shape.shared_bytes);
   int occupancy = 0;
   if (error == cudaSuccess)
-    error = resident_blocks_per_sm(c.context, kernel_address, block, shared, occupancy);
+    error = resident_blocks_per_sm(c.context, kernel, block, shape.shared_bytes, occupancy);
   if (error != cudaSuccess) return error;
   if (occupancy < 1)
     return fail(cudaErrorInvalidValue,
                 "gpureduce: this strategy's correctly rounded kernel cannot run with the requested "
                 "block size on this device (its bins need 128 bytes of shared memory a thread)");
-
   const Pipeline pipeline = choice.automatic_pipeline ? kAutomaticPipeline : o.pipeline;
   if (pipeline == Pipeline::cluster && !c.facts.thread_block_clusters)
     return fail(cudaErrorInvalidValue, "gpureduce: the cluster pipeline needs compute capability 9.0");
@@ -121,88 +122,125 @@ cudaError_t run_exact(const ExactCall& c, const Choice& choice) {
   std::int64_t cap = std::int64_t(occupancy) * c.facts.multiprocessors * waves;
   if (pipeline == Pipeline::cluster) {
     int cluster_cap = 0;
-    error = max_cluster_blocks(c.context, kernel_address, block, shared, cluster_cap);
+    error = max_cluster_blocks(c.context, kernel, block, shape.shared_bytes, cluster_cap);
     if (error != cudaSuccess) return error;
     cap = cluster_cap < cap ? (cluster_cap < 1 ? 1 : cluster_cap) : cap;
   }
   if (o.grid_blocks > 0 && o.grid_blocks < cap) cap = o.grid_blocks;
   // automatic: one block up to kSingleBlockBytes (no state to meet in), else the default rule.
-  const std::uint64_t bytes = std::uint64_t(n) * sizeof(In);
+  const std::uint64_t bytes = std::uint64_t(c.num_items) * sizeof(In);
   const std::int64_t target = !choice.automatic_strategy || o.grid_blocks != 0 ? cap
                               : bytes <= kSingleBlockBytes                 ? 1
                                                                            : automatic_grid_target(bytes);
-  const std::int64_t grid =
-      exact_grid<Rung, In>(n, reinterpret_cast<std::uintptr_t>(c.d_in), block, cap, target);
-  const std::int64_t sizing_grid = exact_grid<Rung, In>(n, 0, block, cap, target);
-  if (grid == 0 || sizing_grid == 0)
+  const auto address = reinterpret_cast<std::uintptr_t>(c.d_in);
+  shape.pipeline = pipeline;
+  shape.grid = exact_grid<Rung, In>(c.num_items, address, block, cap, target);
+  shape.sizing_grid = exact_grid<Rung, In>(c.num_items, 0, block, cap, target);
+  if (shape.grid == 0 || shape.sizing_grid == 0)
     return fail(cudaErrorInvalidValue,
                 "gpureduce: a correctly rounded double sum needs a block per 2^30 items, more "
                 "than this grid allows (raise Options::grid_blocks)");
+  return cudaSuccess;
+}
 
-  const bool zeroed_state = (pipeline == Pipeline::atomic || pipeline == Pipeline::last_block) &&
-                            grid > 1;
-  const std::size_t state_bytes = zeroed_state_bytes<Family>(pipeline == Pipeline::atomic);
-  const bool second_kernel = pipeline == Pipeline::two_kernel && grid > 1;
-  const std::size_t temp_bytes =
-      temp_storage_bytes<Family>(sizing_grid, block, Rung::kUsesGlobalScratch);
-  const bool may_zero_per_call = zeroed_state && !o.temp_storage_zeroed;
+// What a correctly rounded call launches, given its shape.
+struct ExactLaunches {
+  bool zeroed_state;       // atomic or last_block over several blocks: state that starts zero
+  bool may_zero_per_call;  // ... and no promise that temp storage is zeroed
+  bool second_kernel;      // two_kernel over several blocks
+};
+inline ExactLaunches exact_launches(const Options& o, const ExactShape& s) {
+  const bool zeroed_state =
+      (s.pipeline == Pipeline::atomic || s.pipeline == Pipeline::last_block) && s.grid > 1;
+  return {zeroed_state, zeroed_state && !o.temp_storage_zeroed,
+          s.pipeline == Pipeline::two_kernel && s.grid > 1};
+}
 
-  if (c.plan) {
-    bool slot = false;
-    if (may_zero_per_call && choice.automatic_pipeline) {
-      bool capturing = false;
-      error = stream_is_capturing(c.stream, capturing);
-      if (error == cudaSuccess && !capturing)
-        error = stream_owned_slot_available(c.stream, c.context, slot);
-      slot = slot || capturing;
-      if (error != cudaSuccess) return error;
-    }
-    *c.plan = LaunchPlan{};
-    c.plan->strategy = choice.strategy;
-    c.plan->pipeline = pipeline;
-    c.plan->block_threads = block;
-    c.plan->grid_blocks = int(grid);
-    c.plan->items_per_thread = kVectorLoads<Rung> ? int(16 / sizeof(In)) : 1;
-    c.plan->launches = 1 + int(may_zero_per_call && !slot) + int(second_kernel);
-    c.plan->temp_storage_bytes = temp_bytes;
-    c.plan->rationale = grid == 1 ? rationale::kOneBlock
-                        : choice.automatic_strategy && choice.automatic_pipeline ? rationale::kAtomic
-                                                                                 : rationale::kCallerChose;
-    return cudaSuccess;
+// The plan a call would launch (PlanSum), launching nothing.
+inline cudaError_t fill_exact_plan(const ExactCall& c, const Choice& choice, const ExactShape& s,
+                                   const ExactLaunches& l, std::size_t temp_bytes,
+                                   int items_per_thread) {
+  bool slot = false;
+  if (l.may_zero_per_call && choice.automatic_pipeline) {
+    bool capturing = false;
+    cudaError_t error = stream_is_capturing(c.stream, capturing);
+    if (error == cudaSuccess && !capturing)
+      error = stream_owned_slot_available(c.stream, c.context, slot);
+    slot = slot || capturing;
+    if (error != cudaSuccess) return error;
   }
+  *c.plan = LaunchPlan{};
+  c.plan->strategy = choice.strategy;
+  c.plan->pipeline = s.pipeline;
+  c.plan->block_threads = choice.block_threads;
+  c.plan->grid_blocks = int(s.grid);
+  c.plan->items_per_thread = items_per_thread;
+  c.plan->launches = 1 + int(l.may_zero_per_call && !slot) + int(l.second_kernel);
+  c.plan->temp_storage_bytes = temp_bytes;
+  c.plan->rationale = s.grid == 1 ? rationale::kOneBlock
+                      : choice.automatic_strategy && choice.automatic_pipeline ? rationale::kAtomic
+                                                                               : rationale::kCallerChose;
+  return cudaSuccess;
+}
+
+// The launch: the state that must start zero placed (and zeroed, where nothing keeps it zero),
+// the kernel, and two_kernel's second kernel.
+template <class In, class Out>
+cudaError_t launch_exact(const ExactCall& c, const Choice& choice,
+                         void (*kernel)(ExactArgs<In, Out>), const ExactShape& s,
+                         const ExactLaunches& l) {
+  using Family = family_of<In>;
+  auto* work = static_cast<unsigned char*>(c.d_temp_storage);
+  StatePlace place;
+  cudaError_t error = cudaSuccess;
+  const std::size_t state_bytes = zeroed_state_bytes<Family>(s.pipeline == Pipeline::atomic);
+  if (l.zeroed_state) error = place_state(c, choice, state_bytes, place);
+  if (error != cudaSuccess) return error;
+  unsigned char* const state = place.base != nullptr ? place.base : work;
+  bool pdl = false;
+  error = pdl_allowed(c.context.device, c.facts, reinterpret_cast<const void*>(kernel), pdl);
+  if (error == cudaSuccess && place.zero_per_call)
+    error = zero_state_for_call(state, state_bytes, c.stream, pdl);
+  if (error != cudaSuccess) return error;
+  const ExactArgs<In, Out> args{static_cast<const In*>(c.d_in), static_cast<Out*>(c.d_out),
+                                c.num_items, state, work, std::uint8_t(s.pipeline), c.d_state_out};
+  const bool cooperative = s.pipeline == Pipeline::grid_sync && s.grid > 1;
+  const unsigned cluster_blocks = s.pipeline == Pipeline::cluster && s.grid > 1 ? unsigned(s.grid) : 0u;
+  error = launch_checked(kernel,
+                         LaunchShape{unsigned(s.grid), unsigned(choice.block_threads), s.shared_bytes,
+                                     c.stream, cooperative, pdl, cluster_blocks},
+                         "gpureduce: launching the correctly rounded sum",
+                         "gpureduce: after launching the correctly rounded sum", args);
+  if (error != cudaSuccess || !l.second_kernel) return error;
+  return launch_checked(exact_fold_kernel<In, Out>,
+                        LaunchShape{1u, 256u, 0, c.stream, false, pdl},
+                        "gpureduce: launching the correctly rounded sum's second kernel",
+                        "gpureduce: after launching the correctly rounded sum's second kernel",
+                        args, int(s.grid));
+}
+
+template <class Rung, int BLOCK, class In, class Out>
+cudaError_t run_exact(const ExactCall& c, const Choice& choice) {
+  if (std::is_same_v<Rung, CubBlockRung> && choice.block_threads != kCubBlockThreads)
+    return fail(cudaErrorInvalidValue, "gpureduce: cub_block needs 256 threads (CUB's policy)");
+  // automatic's own plan (its rung, block and pipeline) has a kernel built for it.
+  const bool shaped = std::is_same_v<Rung, VectorizedRung> && choice.automatic_strategy &&
+                      choice.automatic_pipeline && choice.block_threads == kAutomaticBlockThreads;
+  const auto kernel = shaped ? exact_automatic_kernel<In, Out> : exact_sum_kernel<Rung, BLOCK, In, Out>;
+  ExactShape s;
+  cudaError_t error = exact_shape<Rung, In>(c, choice, reinterpret_cast<const void*>(kernel), s);
+  if (error != cudaSuccess) return error;
+  const ExactLaunches l = exact_launches(c.options, s);
+  const std::size_t temp_bytes = temp_storage_bytes<family_of<In>>(
+      s.sizing_grid, choice.block_threads, Rung::kUsesGlobalScratch);
+  if (c.plan)
+    return fill_exact_plan(c, choice, s, l, temp_bytes, kVectorLoads<Rung> ? int(16 / sizeof(In)) : 1);
   if (c.d_temp_storage == nullptr) {
     *c.temp_storage_bytes = temp_bytes;
     return cudaSuccess;
   }
   if (*c.temp_storage_bytes < temp_bytes) return fail(cudaErrorInvalidValue, kTempTooSmall);
-
-  auto* work = static_cast<unsigned char*>(c.d_temp_storage);
-  StatePlace place;
-  if (zeroed_state) {
-    error = place_state(c, choice, state_bytes, place);
-    if (error != cudaSuccess) return error;
-  }
-  unsigned char* const state = place.base != nullptr ? place.base : work;
-  bool pdl = false;
-  error = pdl_allowed(c.context.device, c.facts, kernel_address, pdl);
-  if (error == cudaSuccess && place.zero_per_call)
-    error = zero_state_for_call(state, state_bytes, c.stream, pdl);
-  if (error != cudaSuccess) return error;
-  const ExactArgs<In, Out> args{static_cast<const In*>(c.d_in), static_cast<Out*>(c.d_out), n,
-                                state, work, std::uint8_t(pipeline), c.d_state_out};
-  const bool cooperative = pipeline == Pipeline::grid_sync && grid > 1;
-  const unsigned cluster_blocks = pipeline == Pipeline::cluster && grid > 1 ? unsigned(grid) : 0u;
-  error = launch_checked(kernel,
-                         LaunchShape{unsigned(grid), unsigned(block), shared, c.stream, cooperative,
-                                     pdl, cluster_blocks},
-                         "gpureduce: launching the correctly rounded sum",
-                         "gpureduce: after launching the correctly rounded sum", args);
-  if (error != cudaSuccess || !second_kernel) return error;
-  return launch_checked(exact_fold_kernel<In, Out>,
-                        LaunchShape{1u, 256u, 0, c.stream, false, pdl},
-                        "gpureduce: launching the correctly rounded sum's second kernel",
-                        "gpureduce: after launching the correctly rounded sum's second kernel",
-                        args, int(grid));
+  return launch_exact<In, Out>(c, choice, kernel, s, l);
 }
 
 template <class Rung, class In, class Out, int... Sizes>

@@ -83,73 +83,86 @@ std::size_t exact_shared_bytes(int block_threads) {
          warp_slot_bytes(block_threads) + Rung::shared_bytes(block_threads, 8);
 }
 
-// The body of every first-pass kernel. kAtomicOnly: automatic's kernel, built with the atomic
-// epilogue alone (less code on the path, and in the instruction cache).
-template <class Rung, int BLOCK, class In, class Out, bool kAtomicOnly>
-__device__ __forceinline__ void exact_sum_block(const ExactArgs<In, Out>& args) {
-  using Family = family_of<In>;
-  wait_for_previous_kernel_then_release_next();
-  extern __shared__ __align__(16) unsigned char exact_shared[];
-  auto& shared = *reinterpret_cast<BlockExact<Family>*>(exact_shared);
-  unsigned char* region = exact_shared + kBlockExactBytes<Family>;
-  auto* slots = reinterpret_cast<long long*>(region + region_bytes<Family>(int(blockDim.x)));
-  auto* tree = slots + warp_slot_bytes(int(blockDim.x)) / 8;
-  long long* scratch = Rung::kUsesGlobalScratch
-                           ? args.template scratch<Family>(gridDim.x) +
-                                 std::int64_t(blockIdx.x) * blockDim.x
-                           : nullptr;
-  shared.clear(slots);
-  __syncthreads();
+// Where a block keeps its shared memory (kBlockExactBytes, region_bytes, warp_slot_bytes), and the
+// rung's global scratch row for this block, if it uses one.
+template <class Family>
+struct BlockMemory {
+  BlockExact<Family>* exact;
+  unsigned char* region;  // the threads' bins (float family) or one column of integers
+  long long* slots;       // a row of kWarpSlots words per warp
+  long long* tree;        // the rung's own buffer
+  long long* scratch;     // the rung's global scratch (kUsesGlobalScratch), else null
+};
+
+// Float family: each thread sums its inputs in its window and bins (or, for halves, one double),
+// gathers them as limbs, and the block adds the threads' limbs into its state.
+template <class Rung, int BLOCK, class In, class Out>
+__device__ __forceinline__ void sum_float_family(const ExactArgs<In, Out>& args,
+                                                 const BlockMemory<FloatFamily>& m) {
+  BlockExact<FloatFamily>& shared = *m.exact;
   const std::int64_t rank = blockIdx.x, blocks = gridDim.x;
-  if constexpr (std::is_same_v<Family, FloatFamily>) {
-    ThreadLimbs limbs;
-    if constexpr (std::is_same_v<In, __half>) {
-      HalfSumThread thread(shared.state);
-      sum_inputs<kVectorLoads<Rung>>(args.d_in, args.num_items, rank, blocks, thread);
-      thread.finish(limbs);
-      block_or(thread.seen, shared.seen);
-    } else {
-      FloatWindowThread thread(reinterpret_cast<double*>(region) + threadIdx.x, int(blockDim.x),
-                               shared.state);
-      sum_inputs<kVectorLoads<Rung>>(args.d_in, args.num_items, rank, blocks, thread);
-      thread.finish(limbs);
-      block_or(thread.seen, shared.seen);
-    }
-    if constexpr (kVectorLoads<Rung>) {
-      combine_thread_limbs_by_warps(shared, limbs, slots);
-      __syncthreads();
-    } else {
-      block_or(limbs.nonzero(), shared.mask[0]);
-      __syncthreads();
-      combine_thread_limbs<Rung, BLOCK>(shared, limbs, reinterpret_cast<long long*>(region), tree,
-                                        scratch);
-    }
-  } else {
-    DoubleExpansionThread thread(shared.state);
+  ThreadLimbs limbs;
+  if constexpr (std::is_same_v<In, __half>) {
+    HalfSumThread thread(shared.state);
     sum_inputs<kVectorLoads<Rung>>(args.d_in, args.num_items, rank, blocks, thread);
-    Pieces pieces[2];
-    thread.finish(pieces);
+    thread.finish(limbs);
     block_or(thread.seen, shared.seen);
-    if constexpr (kVectorLoads<Rung>) {
-      combine_limbs_by_warps(shared, pieces, slots);
-      __syncthreads();
-    } else {
-      mark_limbs(pieces, shared.mask);
-      __syncthreads();
-      combine_limbs<Rung, BLOCK>(shared, pieces, reinterpret_cast<long long*>(region), tree, scratch);
-    }
+  } else {
+    FloatWindowThread thread(reinterpret_cast<double*>(m.region) + threadIdx.x, int(blockDim.x),
+                             shared.state);
+    sum_inputs<kVectorLoads<Rung>>(args.d_in, args.num_items, rank, blocks, thread);
+    thread.finish(limbs);
+    block_or(thread.seen, shared.seen);
   }
-  if (gridDim.x == 1) {  // one block: its state is the answer, whatever the pipeline
-    if (args.state_out != nullptr) {  // exported, to be added to other ranks': sealed
+  if constexpr (kVectorLoads<Rung>) {
+    combine_thread_limbs_by_warps(shared, limbs, m.slots);
+    __syncthreads();
+  } else {
+    block_or(limbs.nonzero(), shared.mask[0]);
+    __syncthreads();
+    combine_thread_limbs<Rung, BLOCK>(shared, limbs, reinterpret_cast<long long*>(m.region), m.tree,
+                                      m.scratch);
+  }
+}
+
+// Double family: each thread's double expansion, its remainders in the block's state as they come;
+// at the end the block adds the expansions' pieces into it.
+template <class Rung, int BLOCK, class In, class Out>
+__device__ __forceinline__ void sum_double_family(const ExactArgs<In, Out>& args,
+                                                  const BlockMemory<DoubleFamily>& m) {
+  BlockExact<DoubleFamily>& shared = *m.exact;
+  DoubleExpansionThread thread(shared.state);
+  sum_inputs<kVectorLoads<Rung>>(args.d_in, args.num_items, std::int64_t(blockIdx.x),
+                                 std::int64_t(gridDim.x), thread);
+  Pieces pieces[2];
+  thread.finish(pieces);
+  block_or(thread.seen, shared.seen);
+  if constexpr (kVectorLoads<Rung>) {
+    combine_limbs_by_warps(shared, pieces, m.slots);
+    __syncthreads();
+  } else {
+    mark_limbs(pieces, shared.mask);
+    __syncthreads();
+    combine_limbs<Rung, BLOCK>(shared, pieces, reinterpret_cast<long long*>(m.region), m.tree,
+                               m.scratch);
+  }
+}
+
+// The block's state, complete: with one block it is the answer (rounded, or exported sealed to
+// be added to other ranks'); else it goes to the pipeline's epilogue.
+template <bool kAtomicOnly, class Family, class In, class Out>
+__device__ __forceinline__ void finish_block(const ExactArgs<In, Out>& args,
+                                             BlockExact<Family>& shared) {
+  if (gridDim.x == 1) {
+    if (args.state_out != nullptr) {
       seal_block_state(shared, args.num_items);
     } else {
       if (threadIdx.x == 0) count_what_was_seen(shared, args.num_items);
       __syncthreads();
     }
-    finish_state(args, shared.state);
-    return;
+    return finish_state(args, shared.state);
   }
-  seal_block_state(shared, rank == 0 ? args.num_items : 0);
+  seal_block_state(shared, blockIdx.x == 0 ? args.num_items : 0);
   if constexpr (kAtomicOnly) {
     atomic_epilogue(args, shared);
   } else {
@@ -161,6 +174,28 @@ __device__ __forceinline__ void exact_sum_block(const ExactArgs<In, Out>& args) 
       default: write_partial(args.partial_states(), shared.state); break;  // two_kernel
     }
   }
+}
+
+// The body of every first-pass kernel. kAtomicOnly: automatic's kernel, built with the atomic
+// epilogue alone (less code on the path, and in the instruction cache).
+template <class Rung, int BLOCK, class In, class Out, bool kAtomicOnly>
+__device__ __forceinline__ void exact_sum_block(const ExactArgs<In, Out>& args) {
+  using Family = family_of<In>;
+  wait_for_previous_kernel_then_release_next();
+  extern __shared__ __align__(16) unsigned char exact_shared[];
+  BlockMemory<Family> m;
+  m.exact = reinterpret_cast<BlockExact<Family>*>(exact_shared);
+  m.region = exact_shared + kBlockExactBytes<Family>;
+  m.slots = reinterpret_cast<long long*>(m.region + region_bytes<Family>(int(blockDim.x)));
+  m.tree = m.slots + warp_slot_bytes(int(blockDim.x)) / 8;
+  m.scratch = Rung::kUsesGlobalScratch ? args.template scratch<Family>(gridDim.x) +
+                                             std::int64_t(blockIdx.x) * blockDim.x
+                                       : nullptr;
+  m.exact->clear(m.slots);
+  __syncthreads();
+  if constexpr (std::is_same_v<Family, FloatFamily>) sum_float_family<Rung, BLOCK>(args, m);
+  else sum_double_family<Rung, BLOCK>(args, m);
+  finish_block<kAtomicOnly>(args, *m.exact);
 }
 
 template <class Rung, int BLOCK, class In, class Out>
