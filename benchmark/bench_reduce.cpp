@@ -567,81 +567,132 @@ void register_paired(double min_time) {
 }  // namespace
 }  // namespace gpureduce_bench
 
-int main(int argc, char** argv) {
-  using namespace gpureduce_bench;
-  ContenderSet set = ContenderSet::by_case;
+namespace {
+
+// The flags gpureduce_bench reads itself; the rest go to Google Benchmark.
+struct BenchFlags {
+  gpureduce_bench::ContenderSet set = gpureduce_bench::ContenderSet::by_case;
   bool stream_mode = true, graph_mode = true, paired_mode = true;
   double graph_min_time = 0.002, paired_min_time = 0.05;
-  const char* env_flush = std::getenv("GPUREDUCE_BENCH_FLUSH_L2");
-  bool flush_l2 = env_flush && std::strcmp(env_flush, "0") != 0 && *env_flush != '\0';
+  bool flush_l2 = false;
+};
 
-  // Our flags out, a default min_time in (first, so a user's --benchmark_min_time wins).
-  std::vector<char*> args{argv[0]};
+// --modes=LIST into the three families; false (and a message) on an unknown name.
+bool parse_modes(const std::string& list, BenchFlags& f) {
+  f.stream_mode = f.graph_mode = f.paired_mode = false;
+  bool ok = true;
+  for (std::size_t pos = 0;;) {
+    const std::size_t comma = list.find(',', pos);
+    const std::string m = list.substr(pos, comma == std::string::npos ? comma : comma - pos);
+    if (m == "all") f.stream_mode = f.graph_mode = f.paired_mode = true;
+    else if (m == "stream") f.stream_mode = true;
+    else if (m == "graph") f.graph_mode = true;
+    else if (m == "paired") f.paired_mode = true;
+    else ok = false;
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  if (!ok)
+    std::fprintf(stderr, "gpureduce_bench: --modes must be stream, graph, paired or all, "
+                         "or a comma-separated list of them\n");
+  return ok;
+}
+
+// --graph_min_time=S or --paired_min_time=S; false (and a message) unless S is a number > 0.
+bool parse_min_time(const std::string& a, BenchFlags& f) {
+  const bool graph = a[2] == 'g';
+  const std::size_t at = a.find('=') + 1;
+  char* end = nullptr;
+  const double t = std::strtod(a.c_str() + at, &end);
+  if (end == a.c_str() + at || *end != '\0' || !(t > 0)) {
+    std::fprintf(stderr, "gpureduce_bench: --%s_min_time must be a number of seconds > 0\n",
+                 graph ? "graph" : "paired");
+    return false;
+  }
+  (graph ? f.graph_min_time : f.paired_min_time) = t;
+  return true;
+}
+
+// Our flags out of argv into `f`, the rest (after a default min_time, so that a user's
+// --benchmark_min_time wins) into `args` for Google Benchmark. False on a bad flag.
+bool parse_flags(int argc, char** argv, BenchFlags& f, std::vector<char*>& args) {
+  using gpureduce_bench::ContenderSet;
+  const char* env_flush = std::getenv("GPUREDUCE_BENCH_FLUSH_L2");
+  f.flush_l2 = env_flush && std::strcmp(env_flush, "0") != 0 && *env_flush != '\0';
   static char default_min_time[] = "--benchmark_min_time=0.05";
-  args.push_back(default_min_time);
+  args = {argv[0], default_min_time};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--flush_l2") {
-      flush_l2 = true;
+      f.flush_l2 = true;
     } else if (a.rfind("--contenders=", 0) == 0) {
       const std::string v = a.substr(13);
-      if (v == "main") set = ContenderSet::main;
-      else if (v == "full") set = ContenderSet::full;
-      else if (v == "default") set = ContenderSet::by_case;
+      if (v == "main") f.set = ContenderSet::main;
+      else if (v == "full") f.set = ContenderSet::full;
+      else if (v == "default") f.set = ContenderSet::by_case;
       else {
         std::fprintf(stderr, "gpureduce_bench: --contenders must be default, main or full\n");
-        return 1;
+        return false;
       }
     } else if (a.rfind("--modes=", 0) == 0) {
-      stream_mode = graph_mode = paired_mode = false;
-      bool ok = true;
-      const std::string v = a.substr(8);
-      for (std::size_t pos = 0;;) {
-        const std::size_t comma = v.find(',', pos);
-        const std::string m = v.substr(pos, comma == std::string::npos ? comma : comma - pos);
-        if (m == "all") stream_mode = graph_mode = paired_mode = true;
-        else if (m == "stream") stream_mode = true;
-        else if (m == "graph") graph_mode = true;
-        else if (m == "paired") paired_mode = true;
-        else ok = false;
-        if (comma == std::string::npos) break;
-        pos = comma + 1;
-      }
-      if (!ok) {
-        std::fprintf(stderr, "gpureduce_bench: --modes must be stream, graph, paired or all, "
-                             "or a comma-separated list of them\n");
-        return 1;
-      }
+      if (!parse_modes(a.substr(8), f)) return false;
     } else if (a.rfind("--graph_min_time=", 0) == 0 || a.rfind("--paired_min_time=", 0) == 0) {
-      const bool graph = a[2] == 'g';
-      const std::size_t at = a.find('=') + 1;
-      char* end = nullptr;
-      const double t = std::strtod(a.c_str() + at, &end);
-      if (end == a.c_str() + at || *end != '\0' || !(t > 0)) {
-        std::fprintf(stderr, "gpureduce_bench: --%s_min_time must be a number of seconds > 0\n",
-                     graph ? "graph" : "paired");
-        return 1;
-      }
-      (graph ? graph_min_time : paired_min_time) = t;
+      if (!parse_min_time(a, f)) return false;
     } else {
       args.push_back(argv[i]);
     }
   }
-  // Read before Initialize, which removes the flags it consumes from argv.
+  return true;
+}
+
+// Whether Google Benchmark is asked only to list the cases (read before Initialize, which removes
+// the flags it consumes from argv).
+bool listing_only(int argc, char** argv) {
   bool listing = false;
   for (int i = 1; i < argc; ++i)
     if (std::strncmp(argv[i], "--benchmark_list_tests", 22) == 0)
       listing = std::strcmp(argv[i], "--benchmark_list_tests=false") != 0 &&
                 std::strcmp(argv[i], "--benchmark_list_tests=0") != 0;
+  return listing;
+}
+
+// The run's context in Google Benchmark's output: the device, the inputs and how each family times.
+void add_context(const gpureduce_bench::Suite& s, const BenchFlags& f) {
+  using gpureduce_bench::kCallsPerGraph;
+  using gpureduce_bench::kPlacements;
+  benchmark::AddCustomContext("gpu", s.device.name);
+  benchmark::AddCustomContext("gpu_sm", std::to_string(s.device.sm_major) + std::to_string(s.device.sm_minor));
+  benchmark::AddCustomContext("gpu_peak_bandwidth", s.device.peak_text());
+  benchmark::AddCustomContext("gpu_l2_bytes", std::to_string(s.device.l2_bytes));
+  benchmark::AddCustomContext("versions", s.device.versions_text());
+  benchmark::AddCustomContext("input_seed", std::to_string(s.seed));
+  benchmark::AddCustomContext("inputs", "random integers in [-16,16] without 0, every n a prefix of one 2^28 buffer");
+  benchmark::AddCustomContext("l2_flush", f.flush_l2 ? "yes: L2 flushed before every timed iteration" : "no: inputs below the L2 size are read from cache (l2_resident=1)");
+  benchmark::AddCustomContext("timing", "CUDA events around each call (manual time); temp storage allocated outside the timed loop; gpureduce default Options include the per-call counter memset, +zeroed is the zeroed-once fast path");
+  benchmark::AddCustomContext("graph_timing", "graph/...: " + std::to_string(kCallsPerGraph) + " reductions of the same input captured into one CUDA graph on a non-blocking stream, instantiated once; " + std::to_string(kPlacements) + " such graphs per contender, each with its own allocations of temp storage and output (where they land moves graph times by 0.1-0.2 us), replayed in turn; each iteration is one cudaGraphLaunch between events, reported per reduction (elapsed / " + std::to_string(kCallsPerGraph) + "); min time " + std::to_string(f.graph_min_time) + " s of per-reduction time; L2 never flushed");
+  benchmark::AddCustomContext("paired_timing", "paired/...: A (gpureduce: automatic, default Options, or automatic+zeroed) and B (cub::DeviceReduce) on the same input; each iteration times one call of A and one of B, each between CUDA events on the default stream, A first in even iterations and B first in odd ones (ABBA); a_median_us and b_median_us are their medians, ratio_median, ratio_p10 and ratio_p90 percentiles of the per-iteration ratios a_i / b_i; Google Benchmark's time is A's; min time " + std::to_string(f.paired_min_time) + " s of A's time");
+  benchmark::AddCustomContext("statistics", "real_time is Google Benchmark's mean over iterations; median_us, p10_us, p90_us are percentiles of the iterations' times (per call; per reduction in graph mode)");
+  benchmark::AddCustomContext("floor_note", "floor: not a reduction; one launch of an empty kernel (1 block of 32 threads) per call, timed like the others (per call in the stream family, per kernel of a 100-kernel graph in the graph family) and not validated: the launch cost no single-launch reduction can beat here");
+  benchmark::AddCustomContext("thrust_note", "thrust::reduce(thrust::device, ...) as users call it: it allocates temp storage and synchronises on every call, and that is in its time");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace gpureduce_bench;
+  BenchFlags flags;
+  std::vector<char*> args;
+  if (!parse_flags(argc, argv, flags, args)) return 1;
+  const bool listing = listing_only(argc, argv);
   int bench_argc = int(args.size());
   args.push_back(nullptr);
   benchmark::Initialize(&bench_argc, args.data());
   if (benchmark::ReportUnrecognizedArguments(bench_argc, args.data())) return 1;
 
   // Registering needs no GPU, so --benchmark_list_tests works on a build machine too.
-  if (stream_mode) register_stream(set);
-  if (graph_mode) register_graph(graph_min_time);
-  if (paired_mode) register_paired(paired_min_time);
+  if (flags.stream_mode) register_stream(flags.set);
+  if (flags.graph_mode) register_graph(flags.graph_min_time);
+  if (flags.paired_mode) register_paired(flags.paired_min_time);
   if (listing) {
     benchmark::RunSpecifiedBenchmarks();
     return 0;
@@ -656,25 +707,10 @@ int main(int argc, char** argv) {
     Suite s;
     suite = &s;
     s.device = query_device();
-    s.flush_l2 = flush_l2;
-    if (flush_l2) s.flusher = std::make_unique<L2Flusher>(s.device.l2_bytes);
+    s.flush_l2 = flags.flush_l2;
+    if (flags.flush_l2) s.flusher = std::make_unique<L2Flusher>(s.device.l2_bytes);
     s.seed = std::uint64_t(std::chrono::system_clock::now().time_since_epoch().count());
-
-    benchmark::AddCustomContext("gpu", s.device.name);
-    benchmark::AddCustomContext("gpu_sm", std::to_string(s.device.sm_major) + std::to_string(s.device.sm_minor));
-    benchmark::AddCustomContext("gpu_peak_bandwidth", s.device.peak_text());
-    benchmark::AddCustomContext("gpu_l2_bytes", std::to_string(s.device.l2_bytes));
-    benchmark::AddCustomContext("versions", s.device.versions_text());
-    benchmark::AddCustomContext("input_seed", std::to_string(s.seed));
-    benchmark::AddCustomContext("inputs", "random integers in [-16,16] without 0, every n a prefix of one 2^28 buffer");
-    benchmark::AddCustomContext("l2_flush", flush_l2 ? "yes: L2 flushed before every timed iteration" : "no: inputs below the L2 size are read from cache (l2_resident=1)");
-    benchmark::AddCustomContext("timing", "CUDA events around each call (manual time); temp storage allocated outside the timed loop; gpureduce default Options include the per-call counter memset, +zeroed is the zeroed-once fast path");
-    benchmark::AddCustomContext("graph_timing", "graph/...: " + std::to_string(kCallsPerGraph) + " reductions of the same input captured into one CUDA graph on a non-blocking stream, instantiated once; " + std::to_string(kPlacements) + " such graphs per contender, each with its own allocations of temp storage and output (where they land moves graph times by 0.1-0.2 us), replayed in turn; each iteration is one cudaGraphLaunch between events, reported per reduction (elapsed / " + std::to_string(kCallsPerGraph) + "); min time " + std::to_string(graph_min_time) + " s of per-reduction time; L2 never flushed");
-    benchmark::AddCustomContext("paired_timing", "paired/...: A (gpureduce: automatic, default Options, or automatic+zeroed) and B (cub::DeviceReduce) on the same input; each iteration times one call of A and one of B, each between CUDA events on the default stream, A first in even iterations and B first in odd ones (ABBA); a_median_us and b_median_us are their medians, ratio_median, ratio_p10 and ratio_p90 percentiles of the per-iteration ratios a_i / b_i; Google Benchmark's time is A's; min time " + std::to_string(paired_min_time) + " s of A's time");
-    benchmark::AddCustomContext("statistics", "real_time is Google Benchmark's mean over iterations; median_us, p10_us, p90_us are percentiles of the iterations' times (per call; per reduction in graph mode)");
-    benchmark::AddCustomContext("floor_note", "floor: not a reduction; one launch of an empty kernel (1 block of 32 threads) per call, timed like the others (per call in the stream family, per kernel of a 100-kernel graph in the graph family) and not validated: the launch cost no single-launch reduction can beat here");
-    benchmark::AddCustomContext("thrust_note", "thrust::reduce(thrust::device, ...) as users call it: it allocates temp storage and synchronises on every call, and that is in its time");
-
+    add_context(s, flags);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
     suite = nullptr;

@@ -57,6 +57,82 @@ TEST(Graphs, EachPipelineReplaysWithChangingInput) {
   CUDA_OK(cudaStreamDestroy(stream));
 }
 
+// Whether a kernel's name (mangled or not, as cudaFuncGetName gives it) is
+// reduce_first_pass_kernel<VectorizedRung, block_threads, ...>.
+bool first_pass_kernel_name(const std::string& name, int block_threads) {
+  const std::string block = std::to_string(block_threads);
+  return name.find("reduce_first_pass_kernel") != std::string::npos &&
+         name.find("VectorizedRung") != std::string::npos &&
+         (name.find("Li" + block + "E") != std::string::npos ||  // Itanium mangling: int literal
+          name.find(", " + block + ",") != std::string::npos);    // demangled
+}
+
+// The kernel nodes of a captured graph: how many, and whether they run automatic's first pass built
+// for `block_threads` and the one-warp second kernel. By name: the library's kernel and this
+// file's instantiation of the same template are different functions to the runtime (each
+// translation unit registers its own).
+struct GraphKernels {
+  std::size_t nodes = 0;
+  int kernels = 0;
+  bool shaped_first_pass = false;
+  bool warp_fold = false;
+};
+void inspect_graph(cudaGraph_t graph, int block_threads, GraphKernels& g) {
+  CUDA_OK(cudaGraphGetNodes(graph, nullptr, &g.nodes));
+  std::vector<cudaGraphNode_t> list(g.nodes);
+  CUDA_OK(cudaGraphGetNodes(graph, list.data(), &g.nodes));
+  for (cudaGraphNode_t node : list) {
+    cudaGraphNodeType type;
+    CUDA_OK(cudaGraphNodeGetType(node, &type));
+    if (type != cudaGraphNodeTypeKernel) continue;
+    ++g.kernels;
+    cudaKernelNodeParams params{};
+    CUDA_OK(cudaGraphKernelNodeGetParams(node, &params));
+    const char* name = nullptr;
+    CUDA_OK(cudaFuncGetName(&name, params.func));
+    g.shaped_first_pass |= name != nullptr && first_pass_kernel_name(name, block_threads);
+    g.warp_fold |= name != nullptr &&
+                   std::string(name).find("reduce_partials_in_warp_kernel") != std::string::npos;
+  }
+}
+
+// The graph holds what the captured plan says: its launches as kernel nodes, no memset; a
+// two_kernel plan's first pass is the one built for its block size (kernels.cuh), which must give
+// the general kernel's bits, and, for 4-byte sums whose grid fits one block's worth of partials,
+// its second kernel the one-warp fold (their bits: against the uncaptured call, by the caller).
+template <class T>
+void expect_graph_runs_the_plan(cudaGraph_t graph, const LaunchPlan& inside) {
+  GraphKernels g;
+  inspect_graph(graph, inside.block_threads, g);
+  EXPECT_EQ(g.kernels, inside.launches) << "the graph holds what the plan says, and no memset";
+  EXPECT_EQ(int(g.nodes), inside.launches);
+  if (inside.pipeline != Pipeline::two_kernel || inside.grid_blocks <= 1) return;
+  EXPECT_TRUE(g.shaped_first_pass) << "no kernel node runs reduce_first_pass_kernel<"
+                                   << inside.block_threads << ">";
+  EXPECT_EQ(g.warp_fold, sizeof(T) == 4 && inside.grid_blocks <= inside.block_threads)
+      << "reduce_partials_in_warp_kernel";
+}
+
+// Replays `graph` twice with its temp storage and output poisoned first: each answer must have
+// `expected`'s bits, and `cub` 's (where given).
+template <class T>
+void replay_on_garbage(cudaGraph_t graph, cudaStream_t stream, unsigned char* temp,
+                       std::size_t bytes, T* out, const T& expected, const T* cub) {
+  cudaGraphExec_t exec;
+  CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 2; ++replay) {
+    // On the stream: a plain cudaMemset (legacy stream) would not be ordered before the graph.
+    CUDA_OK(cudaMemsetAsync(temp, kPoisonByte, bytes, stream));
+    CUDA_OK(cudaMemsetAsync(out, kPoisonByte, sizeof(T), stream));
+    CUDA_OK(cudaGraphLaunch(exec, stream));
+    CUDA_OK(cudaStreamSynchronize(stream));
+    const T from_graph = copy_to_host(out);
+    EXPECT_TRUE(same_bits(from_graph, expected)) << show(from_graph) << " vs " << show(expected);
+    if (cub != nullptr) EXPECT_TRUE(same_bits(from_graph, copy_to_host(cub))) << "vs CUB";
+  }
+  CUDA_OK(cudaGraphExecDestroy(exec));
+}
+
 // Inside a stream capture, `automatic` (default Options) launches two_kernel where it would launch
 // grid_sync, or last_block on the stream's state (policy.hpp: a cooperative launch costs more in a
 // graph than a second launch; a graph may be launched on any stream, so not on the capturing
@@ -68,16 +144,6 @@ TEST(Graphs, EachPipelineReplaysWithChangingInput) {
 // word, or the ticket and flagged slots, in a slot the graph owns: one launch), same grid and
 // storage size; floats fold the partials in the same order, so the same bits; integer sums' bits
 // are CUB's whatever the order.
-// Whether a kernel's name (mangled or not, as cudaFuncGetName gives it) is
-// reduce_first_pass_kernel<VectorizedRung, block_threads, ...>.
-bool first_pass_kernel_name(const std::string& name, int block_threads) {
-  const std::string block = std::to_string(block_threads);
-  return name.find("reduce_first_pass_kernel") != std::string::npos &&
-         name.find("VectorizedRung") != std::string::npos &&
-         (name.find("Li" + block + "E") != std::string::npos ||  // Itanium mangling: int literal
-          name.find(", " + block + ",") != std::string::npos);    // demangled
-}
-
 template <class T>
 void automatic_inside_capture_keeps_grid_and_bits() {
   using C = Case<T, T, Op::sum>;
@@ -133,55 +199,12 @@ void automatic_inside_capture_keeps_grid_and_bits() {
     EXPECT_EQ(inside.grid_blocks, outside.grid_blocks);
     EXPECT_EQ(inside.block_threads, outside.block_threads);
     EXPECT_EQ(inside.temp_storage_bytes, outside.temp_storage_bytes);
-    std::size_t nodes = 0;
-    CUDA_OK(cudaGraphGetNodes(graph, nullptr, &nodes));
-    std::vector<cudaGraphNode_t> list(nodes);
-    CUDA_OK(cudaGraphGetNodes(graph, list.data(), &nodes));
-    int kernels = 0;
-    bool launches_shaped_first_pass = false, launches_warp_fold = false;
-    for (cudaGraphNode_t node : list) {
-      cudaGraphNodeType type;
-      CUDA_OK(cudaGraphNodeGetType(node, &type));
-      if (type != cudaGraphNodeTypeKernel) continue;
-      ++kernels;
-      // By name: the library's kernel and this file's instantiation of the same template are
-      // different functions to the runtime (each translation unit registers its own).
-      cudaKernelNodeParams params{};
-      CUDA_OK(cudaGraphKernelNodeGetParams(node, &params));
-      const char* name = nullptr;
-      CUDA_OK(cudaFuncGetName(&name, params.func));
-      launches_shaped_first_pass |= name != nullptr && first_pass_kernel_name(name, inside.block_threads);
-      launches_warp_fold |= name != nullptr &&
-                            std::string(name).find("reduce_partials_in_warp_kernel") != std::string::npos;
-    }
-    EXPECT_EQ(kernels, inside.launches) << "the graph holds what the plan says, and no memset";
-    EXPECT_EQ(int(nodes), inside.launches);
-    // automatic's two_kernel plan launches the first pass built for its block size (kernels.cuh),
-    // which must give the general kernel's bits (checked against the uncaptured call below).
-    if (inside.pipeline == Pipeline::two_kernel && inside.grid_blocks > 1)
-      EXPECT_TRUE(launches_shaped_first_pass) << "no kernel node runs reduce_first_pass_kernel<"
-                                              << inside.block_threads << ">";
-    // ... and, for 4-byte sums whose grid fits one block's worth of partials, the one-warp second
-    // kernel (kernels.cuh; its bits against the uncaptured call below).
-    if (inside.pipeline == Pipeline::two_kernel && inside.grid_blocks > 1)
-      EXPECT_EQ(launches_warp_fold, sizeof(T) == 4 && inside.grid_blocks <= inside.block_threads)
-          << "reduce_partials_in_warp_kernel";
-
+    expect_graph_runs_the_plan<T>(graph, inside);
     // Replayed on garbage storage twice: what must be zero the graph zeroes itself (its zeroing
     // kernel, where there is one) or owns (the state of captured integer and float sums).
-    cudaGraphExec_t exec;
-    CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
-    for (int replay = 0; replay < 2; ++replay) {
-      // On the stream: a plain cudaMemset (legacy stream) would not be ordered before the graph.
-      CUDA_OK(cudaMemsetAsync(temp.get(), kPoisonByte, bytes, stream));
-      CUDA_OK(cudaMemsetAsync(out.get(), kPoisonByte, sizeof(T), stream));
-      CUDA_OK(cudaGraphLaunch(exec, stream));
-      CUDA_OK(cudaStreamSynchronize(stream));
-      const T from_graph = copy_to_host(out.get());
-      EXPECT_TRUE(same_bits(from_graph, uncaptured)) << show(from_graph) << " vs " << show(uncaptured);
-      if constexpr (kCounted) EXPECT_TRUE(same_bits(from_graph, copy_to_host(ref.get()))) << "vs CUB";
-    }
-    CUDA_OK(cudaGraphExecDestroy(exec));
+    replay_on_garbage(graph, stream, temp.get(), bytes, out.get(), uncaptured,
+                      kCounted ? ref.get() : nullptr);
+    if (::testing::Test::HasFatalFailure()) return;
     CUDA_OK(cudaGraphDestroy(graph));
 
     if (!kCounted && outside.grid_blocks > 1) {
