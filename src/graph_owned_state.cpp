@@ -61,7 +61,7 @@ cudaError_t acquire_graph_owned_slot(cudaStream_t stream, const ContextKey& cont
   error = check(cudaGraphRetainUserObject(graph, object, 1, cudaGraphUserObjectMove),
                 "gpureduce: handing graph-owned state to the captured graph");
   if (error != cudaSuccess) {
-    cudaUserObjectRelease(object, 1);  // runs give_back
+    (void)cudaUserObjectRelease(object, 1);  // runs give_back; the retain's error is reported
     return error;
   }
   *slot = granted;

@@ -60,8 +60,12 @@ cudaError_t allocate_zeroed_chunk(unsigned char** chunk) {
                   "gpureduce: zeroing its state");
   if (error == cudaSuccess)
     error = check(cudaStreamSynchronize(zeroing), "gpureduce: zeroing its state");
-  if (zeroing != nullptr) cudaStreamDestroy(zeroing);
-  if (error != cudaSuccess && memory != nullptr) cudaFree(memory);
+  if (zeroing != nullptr) {
+    const cudaError_t destroyed = cudaStreamDestroy(zeroing);
+    if (error == cudaSuccess) error = check(destroyed, "gpureduce: destroying its zeroing stream");
+  }
+  // On failure the first error is the one reported; freeing is best effort.
+  if (error != cudaSuccess && memory != nullptr) (void)cudaFree(memory);
   const cudaError_t restored = cudaThreadExchangeStreamCaptureMode(&mode);
   if (error != cudaSuccess) return error;
   if (restored != cudaSuccess)

@@ -590,7 +590,6 @@ bool stream_owned_state_fits(std::int64_t max_grid) {
   }
 }
 
-
 // The context keys every cache and slot of the library's (context.hpp): asked for once, where a
 // plan needs one (automatic's one-block launch needs none).
 inline cudaError_t ensure_context(int device, ContextKey& context) {
