@@ -5,7 +5,8 @@
 # docs/tuning.md leaves open ('bfloat16 from 2^24 to 2^26 is unexplained', the one-block fixed
 # costs); not yet run (written in a session without a GPU).
 #   benchmark/probes/exact_ncu_source.sh OUT_DIR [TYPE:N ...]   (default bf16:16777216
-#                                                                f16:16777216 f32:1024 f64:1048576)
+#                                                                f16:16777216 f32:1024 f64:1048576
+#                                                                f64:4194304)
 # From the repository root, with the library built in build-gpu/ (test/run_gpu_suite.sh builds it)
 # and ncu on the PATH. Per case: OUT_DIR/details_TYPE_N.txt (launch, occupancy, stall reasons),
 # OUT_DIR/sass_TYPE_N.csv (the source page), and the 25 instructions with the most stall samples.
@@ -14,7 +15,7 @@ set -uo pipefail
 out=${1:?usage: benchmark/probes/exact_ncu_source.sh OUT_DIR [TYPE:N ...]}
 shift
 cases=("$@")
-[[ ${#cases[@]} -eq 0 ]] && cases=(bf16:16777216 f16:16777216 f32:1024 f64:1048576)
+[[ ${#cases[@]} -eq 0 ]] && cases=(bf16:16777216 f16:16777216 f32:1024 f64:1048576 f64:4194304)
 mkdir -p "$out"
 probe=$out/exact-probe
 nvcc -O3 -std=c++17 -arch=sm_90 -lineinfo -Iinclude benchmark/probes/h100-2026-11-25-exact-probe.cu \

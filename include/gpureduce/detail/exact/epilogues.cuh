@@ -1,8 +1,8 @@
 // How the blocks' exact states become the answer (correctly rounded sums), one epilogue per
 // pipeline. States combine by adding their words, so every pipeline gives the same bits:
-// - atomic: each block adds its nonzero words into the grid's state with 64-bit atomics and takes
-//   a ticket; the last block takes the words out (atomicExch with zero, which also re-arms them),
-//   rounds and writes. No partials, no fold: what `automatic` uses.
+// - atomic: each block adds its nonzero words into the grid's state with 64-bit atomics (warp 0, a
+//   lane a word) and takes a ticket; the last block takes the words out (atomicExch with zero,
+//   which also re-arms them), rounds and writes. No partials, no fold: what `automatic` uses.
 // - last_block: partial states in temp storage and a ticket; the last block folds them.
 // - two_kernel: partial states; a second kernel of one block folds them.
 // - grid_sync: partial states, the grid barrier, block 0 folds.
@@ -110,22 +110,26 @@ __device__ __forceinline__ bool arrive_last(unsigned* ticket) {
   return last;
 }
 
-// Thread 0 adds the block's nonzero words into its copy of the grid's state (fire-and-forget
-// reductions, issued back to back) and takes the ticket: its acq_rel publishes its own adds, so no
-// fence. The last block takes every word of every copy out with atomicExch(0), which also leaves
+// Warp 0 adds the block's nonzero words into its copy of the grid's state, a lane a word
+// (fire-and-forget reductions; one thread testing the words one by one put 15 or 73 shared loads
+// and branches in a row on the last block's path), fences them, and thread 0 takes the ticket:
+// the fence and the warp barrier order the lanes' adds before its acq_rel, as arrive_last does for
+// a block. The last block takes every word of every copy out with atomicExch(0), which also leaves
 // the grid's state zero for the next call.
 template <class Family, class In, class Out>
 __device__ __forceinline__ void atomic_epilogue(const ExactArgs<In, Out>& args,
                                                 BlockExact<Family>& shared) {
   constexpr int W = ExactState<Family>::kWords;
   __shared__ bool last;
-  if (threadIdx.x == 0) {
+  if (threadIdx.x < 32) {
     long long* grid = args.template grid_state<Family>(int(blockIdx.x % kGridStates));
     const long long* mine = words_of(shared.state);
-    for (int w = 0; w < W; ++w)
+    for (int w = int(threadIdx.x); w < W; w += 32)
       if (mine[w] != 0)
         atomicAdd(reinterpret_cast<unsigned long long*>(grid + w), static_cast<unsigned long long>(mine[w]));
-    last = take_ticket(args.ticket()) == gridDim.x - 1;
+    __threadfence();
+    __syncwarp();
+    if (threadIdx.x == 0) last = take_ticket(args.ticket()) == gridDim.x - 1;
   }
   __syncthreads();
   if (!last) return;
