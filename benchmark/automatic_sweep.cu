@@ -121,10 +121,10 @@ struct Sweep {
     check(cudaMalloc(&cub_temp, cub_temp_bytes), "cudaMalloc CUB temp");
   }
   ~Sweep() {
-    cudaFree(d_in);
-    cudaFree(d_out);
-    cudaFree(temp);
-    cudaFree(cub_temp);
+    check(cudaFree(d_in), "cudaFree input");
+    check(cudaFree(d_out), "cudaFree output");
+    check(cudaFree(temp), "cudaFree temp");
+    check(cudaFree(cub_temp), "cudaFree CUB temp");
   }
 
   T read_result() {
@@ -134,88 +134,102 @@ struct Sweep {
     return r;
   }
 
+  // What every candidate of one size is compared with: CUB's call, answer and graph time.
+  struct Baseline {
+    long long n;
+    Call cub;
+    T reference;
+    double cub_graph_us;
+    int pairs;
+  };
+
+  // One candidate: its plan (and its plan while the stream is captured), its answer against CUB's,
+  // its graph time and its per-call time paired with CUB's, as one line.
+  void measure(const char* name, const Options& options, const Baseline& b) {
+    const long long n = b.n;
+    std::size_t needed = 0;
+    if (gpureduce::DeviceReduce::Sum<T, T>(nullptr, needed, d_in, d_out, n, stream, options) != cudaSuccess ||
+        needed > kTempBytes) {
+      std::printf("%-26s not plannable: %s\n", name, gpureduce::last_error_message());
+      return;
+    }
+    const Call call = [=] {
+      std::size_t bytes = kTempBytes;
+      return gpureduce::DeviceReduce::Sum<T, T>(temp, bytes, d_in, d_out, n, stream, options);
+    };
+    gpureduce::LaunchPlan plan, captured;
+    check(gpureduce::DeviceReduce::PlanSum<T, T>(plan, d_in, n, options, stream), "plan");
+    // The plan inside a graph: automatic may choose differently while the stream is captured.
+    check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "begin capture");
+    const cudaError_t planned = gpureduce::DeviceReduce::PlanSum<T, T>(captured, d_in, n, options, stream);
+    cudaGraph_t empty = nullptr;
+    check(cudaStreamEndCapture(stream, &empty), "end capture");
+    if (empty) check(cudaGraphDestroy(empty), "destroy the empty graph");
+    check(planned, "plan while capturing");
+    std::string pipeline = gpureduce::to_string(plan.pipeline);
+    if (captured.pipeline != plan.pipeline)
+      pipeline += std::string("|graph:") + gpureduce::to_string(captured.pipeline);
+    check(cudaMemset(d_out, 0x7f, 64), "poison output");
+    check(call(), name);
+    const T result = read_result();
+    const bool ok = std::is_integral<T>::value
+                        ? result == b.reference
+                        : std::fabs(double(result) - double(b.reference)) <= 1e-5 * (1 + std::fabs(double(b.reference)));
+    const double graph = graph_us_per_reduction(call);
+    const Paired p = paired_us(call, b.cub, b.pairs);
+    std::printf("%-26s %4dx%-4d %-10s graph %7.3f (%.2fx)  stream %7.2f vs CUB %7.2f paired %.3f %s\n",
+                name, plan.grid_blocks, plan.block_threads, pipeline.c_str(), graph,
+                graph / b.cub_graph_us, p.a_us, p.b_us, p.ratio, ok ? "" : "WRONG");
+  }
+
+  static Options fixed(Pipeline pipeline, int grid, int threads) {
+    Options o;
+    o.strategy = Strategy::vectorized;
+    o.pipeline = pipeline;
+    o.grid_blocks = grid;
+    o.block_threads = threads;
+    o.temp_storage_zeroed = pipeline == Pipeline::last_block;
+    return o;
+  }
+
+  // automatic (with and without zeroed storage) and the fixed plans around its rules at this size:
+  // one block of each size up to 64 KiB, clusters from 16 KiB to 4 MiB, grids around the sqrt
+  // rule (and one wave) above one block.
   void size(long long n) {
     const Call cub = [=] { return cub::DeviceReduce::Sum(cub_temp, cub_temp_bytes, d_in, d_out, n, stream); };
     check(cub(), "CUB");
-    const T reference = read_result();
-    const double cub_graph = graph_us_per_reduction(cub);
-    std::printf("\n== %s n=%lld (%.0f KiB)  CUB graph %.3f us\n", type_name, n, n * sizeof(T) / 1024.0, cub_graph);
-    const int pairs = n >= (1 << 24) ? 60 : 300;
-
-    auto run = [&](const char* name, const Options& options) {
-      std::size_t needed = 0;
-      if (gpureduce::DeviceReduce::Sum<T, T>(nullptr, needed, d_in, d_out, n, stream, options) != cudaSuccess ||
-          needed > kTempBytes) {
-        std::printf("%-26s not plannable: %s\n", name, gpureduce::last_error_message());
-        return;
-      }
-      const Call call = [=] {
-        std::size_t bytes = kTempBytes;
-        return gpureduce::DeviceReduce::Sum<T, T>(temp, bytes, d_in, d_out, n, stream, options);
-      };
-      gpureduce::LaunchPlan plan, captured;
-      check(gpureduce::DeviceReduce::PlanSum<T, T>(plan, d_in, n, options, stream), "plan");
-      // The plan inside a graph: automatic may choose differently while the stream is captured.
-      check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "begin capture");
-      const cudaError_t planned = gpureduce::DeviceReduce::PlanSum<T, T>(captured, d_in, n, options, stream);
-      cudaGraph_t empty = nullptr;
-      check(cudaStreamEndCapture(stream, &empty), "end capture");
-      if (empty) cudaGraphDestroy(empty);
-      check(planned, "plan while capturing");
-      std::string pipeline = gpureduce::to_string(plan.pipeline);
-      if (captured.pipeline != plan.pipeline)
-        pipeline += std::string("|graph:") + gpureduce::to_string(captured.pipeline);
-      check(cudaMemset(d_out, 0x7f, 64), "poison output");
-      check(call(), name);
-      const T result = read_result();
-      const bool ok = std::is_integral<T>::value
-                          ? result == reference
-                          : std::fabs(double(result) - double(reference)) <= 1e-5 * (1 + std::fabs(double(reference)));
-      const double graph = graph_us_per_reduction(call);
-      const Paired p = paired_us(call, cub, pairs);
-      std::printf("%-26s %4dx%-4d %-10s graph %7.3f (%.2fx)  stream %7.2f vs CUB %7.2f paired %.3f %s\n",
-                  name, plan.grid_blocks, plan.block_threads, pipeline.c_str(), graph,
-                  graph / cub_graph, p.a_us, p.b_us, p.ratio, ok ? "" : "WRONG");
-    };
-    auto fixed = [](Pipeline pipeline, int grid, int threads) {
-      Options o;
-      o.strategy = Strategy::vectorized;
-      o.pipeline = pipeline;
-      o.grid_blocks = grid;
-      o.block_threads = threads;
-      o.temp_storage_zeroed = pipeline == Pipeline::last_block;
-      return o;
-    };
+    const Baseline b{n, cub, read_result(), graph_us_per_reduction(cub), n >= (1 << 24) ? 60 : 300};
+    std::printf("\n== %s n=%lld (%.0f KiB)  CUB graph %.3f us\n", type_name, n, n * sizeof(T) / 1024.0,
+                b.cub_graph_us);
     char name[64];
-    run("automatic", Options{});
+    measure("automatic", Options{}, b);
     Options zeroed;
     zeroed.temp_storage_zeroed = true;
-    run("automatic+zeroed", zeroed);
+    measure("automatic+zeroed", zeroed, b);
     const long long bytes = n * (long long)sizeof(T);
     if (bytes <= 64 * 1024)
       for (int threads : {128, 256, 512, 1024}) {
         std::snprintf(name, sizeof name, "single %d", threads);
-        run(name, fixed(Pipeline::last_block, 1, threads));
+        measure(name, fixed(Pipeline::last_block, 1, threads), b);
       }
     if (bytes >= 16 * 1024 && bytes <= 4 * 1024 * 1024)
       for (int cluster : {8, 16})
         for (int threads : {256, 512, 1024}) {
           std::snprintf(name, sizeof name, "cluster %dx%d", cluster, threads);
-          run(name, fixed(Pipeline::cluster, cluster, threads));
+          measure(name, fixed(Pipeline::cluster, cluster, threads), b);
         }
-    if (bytes > 64 * 1024) {  // above one block: zeroed storage runs last_block at any size
-      const int rule = int(std::ceil(std::sqrt(bytes / 256.0)));
-      for (int threads : {256, 512})
-        for (int grid : {rule / 2, rule, rule * 2, rule * 4, 100000}) {  // 100000: one wave
-          if (grid < 8) continue;
-          const int blocks = grid * 256 / threads;  // the same threads in flight at either size
-          for (Pipeline pipeline : {Pipeline::grid_sync, Pipeline::last_block}) {
-            std::snprintf(name, sizeof name, "%s g<=%d bt %d",
-                          pipeline == Pipeline::grid_sync ? "gsync" : "lastz", blocks, threads);
-            run(name, fixed(pipeline, blocks, threads));
-          }
+    if (bytes <= 64 * 1024) return;  // above one block: zeroed storage runs last_block at any size
+    const int rule = int(std::ceil(std::sqrt(bytes / 256.0)));
+    for (int threads : {256, 512})
+      for (int grid : {rule / 2, rule, rule * 2, rule * 4, 100000}) {  // 100000: one wave
+        if (grid < 8) continue;
+        const int blocks = grid * 256 / threads;  // the same threads in flight at either size
+        for (Pipeline pipeline : {Pipeline::grid_sync, Pipeline::last_block}) {
+          std::snprintf(name, sizeof name, "%s g<=%d bt %d",
+                        pipeline == Pipeline::grid_sync ? "gsync" : "lastz", blocks, threads);
+          measure(name, fixed(pipeline, blocks, threads), b);
         }
-    }
+      }
   }
 };
 

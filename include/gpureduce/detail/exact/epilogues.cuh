@@ -112,10 +112,12 @@ __device__ __forceinline__ bool arrive_last(unsigned* ticket) {
 
 // Warp 0 adds the block's nonzero words into its copy of the grid's state, a lane a word
 // (fire-and-forget reductions; one thread testing the words one by one put 15 or 73 shared loads
-// and branches in a row on the last block's path), fences them, and thread 0 takes the ticket:
-// the fence and the warp barrier order the lanes' adds before its acq_rel, as arrive_last does for
-// a block. The last block takes every word of every copy out with atomicExch(0), which also leaves
-// the grid's state zero for the next call.
+// and branches in a row on the last block's path), and thread 0 takes the ticket. The warp barrier
+// orders every lane's adds before thread 0's acq_rel, which publishes them all (release is
+// cumulative: cooperative groups' grid sync likewise has one thread fence after the block's
+// barrier); no fence per lane, which would cost a sequentially consistent fence ('Ticket' in
+// docs/tuning.md). The last block takes every word of every copy out with atomicExch(0), which
+// also leaves the grid's state zero for the next call.
 template <class Family, class In, class Out>
 __device__ __forceinline__ void atomic_epilogue(const ExactArgs<In, Out>& args,
                                                 BlockExact<Family>& shared) {
@@ -127,7 +129,6 @@ __device__ __forceinline__ void atomic_epilogue(const ExactArgs<In, Out>& args,
     for (int w = int(threadIdx.x); w < W; w += 32)
       if (mine[w] != 0)
         atomicAdd(reinterpret_cast<unsigned long long*>(grid + w), static_cast<unsigned long long>(mine[w]));
-    __threadfence();
     __syncwarp();
     if (threadIdx.x == 0) last = take_ticket(args.ticket()) == gridDim.x - 1;
   }
