@@ -101,7 +101,7 @@ cudaError_t exact_shape(const ExactCall& c, const Choice& choice, const void* ke
                         ExactShape& shape) {
   const Options& o = c.options;
   const int block = choice.block_threads;
-  shape.shared_bytes = exact_shared_bytes<Rung, family_of<In>>(block);
+  shape.shared_bytes = exact_shared_bytes<Rung, In>(block);
   cudaError_t error = allow_dynamic_shared_bytes(c.context, kernel, shape.shared_bytes);
   int occupancy = 0;
   if (error == cudaSuccess)
@@ -110,7 +110,8 @@ cudaError_t exact_shape(const ExactCall& c, const Choice& choice, const void* ke
   if (occupancy < 1)
     return fail(cudaErrorInvalidValue,
                 "gpureduce: this strategy's correctly rounded kernel cannot run with the requested "
-                "block size on this device (its bins need 128 bytes of shared memory a thread)");
+                "block size on this device (float and bfloat16 bins need 128 bytes of shared "
+                "memory a thread)");
   const Pipeline pipeline = choice.automatic_pipeline ? kAutomaticPipeline : o.pipeline;
   if (pipeline == Pipeline::cluster && !c.facts.thread_block_clusters)
     return fail(cudaErrorInvalidValue, "gpureduce: the cluster pipeline needs compute capability 9.0");

@@ -65,21 +65,25 @@ __device__ __forceinline__ void sum_inputs(const In* in, std::int64_t n, std::in
   }
 }
 
-// Dynamic shared memory: the block's state, then the threads' bins (float family) or one column
-// of integers (double family), then the rung's own buffer for 64-bit values.
+// Dynamic shared memory: the block's state, then the region (the threads' bins for float and
+// bfloat16 inputs; else one column of integers, the seed rungs' combine), then the warps' slots and
+// the rung's own buffer for 64-bit values. Halves keep no bins (HalfSumThread), so their blocks ask
+// for 2 KiB of region, not 32.
 template <class Family>
 constexpr std::size_t kBlockExactBytes = (sizeof(BlockExact<Family>) + 15) / 16 * 16;
-template <class Family>
+template <class In>
+inline constexpr bool kKeepsBins =
+    std::is_same_v<family_of<In>, FloatFamily> && !std::is_same_v<In, __half>;
+template <class In>
 __host__ __device__ constexpr std::size_t region_bytes(int block_threads) {
-  return std::size_t(block_threads) * 8 *
-         (std::is_same_v<Family, FloatFamily> ? std::size_t(kFloatBins) : 1);
+  return std::size_t(block_threads) * 8 * (kKeepsBins<In> ? std::size_t(kFloatBins) : 1);
 }
 __host__ __device__ constexpr std::size_t warp_slot_bytes(int block_threads) {
   return std::size_t(block_threads / 32) * kWarpSlots * 8;
 }
-template <class Rung, class Family>
+template <class Rung, class In>
 std::size_t exact_shared_bytes(int block_threads) {
-  return kBlockExactBytes<Family> + region_bytes<Family>(block_threads) +
+  return kBlockExactBytes<family_of<In>> + region_bytes<In>(block_threads) +
          warp_slot_bytes(block_threads) + Rung::shared_bytes(block_threads, 8);
 }
 
@@ -186,7 +190,7 @@ __device__ __forceinline__ void exact_sum_block(const ExactArgs<In, Out>& args) 
   BlockMemory<Family> m;
   m.exact = reinterpret_cast<BlockExact<Family>*>(exact_shared);
   m.region = exact_shared + kBlockExactBytes<Family>;
-  m.slots = reinterpret_cast<long long*>(m.region + region_bytes<Family>(int(blockDim.x)));
+  m.slots = reinterpret_cast<long long*>(m.region + region_bytes<In>(int(blockDim.x)));
   m.tree = m.slots + warp_slot_bytes(int(blockDim.x)) / 8;
   m.scratch = Rung::kUsesGlobalScratch ? args.template scratch<Family>(gridDim.x) +
                                              std::int64_t(blockIdx.x) * blockDim.x
