@@ -92,7 +92,7 @@ std::size_t exact_shared_bytes(int block_threads) {
 template <class Family>
 struct BlockMemory {
   BlockExact<Family>* exact;
-  unsigned char* region;  // the threads' bins (float family) or one column of integers
+  unsigned char* region;  // the threads' bins (float, bfloat16) or one column of integers
   long long* slots;       // a row of kWarpSlots words per warp
   long long* tree;        // the rung's own buffer
   long long* scratch;     // the rung's global scratch (kUsesGlobalScratch), else null
