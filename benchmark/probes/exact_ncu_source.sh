@@ -3,7 +3,7 @@
 # full set on one launch of automatic's kernel (exact_automatic_kernel), its summary and its SASS
 # with warp-stall samples per instruction, for each TYPE:N given. Written for the questions
 # docs/tuning.md leaves open ('bfloat16 from 2^24 to 2^26 is unexplained', the one-block fixed
-# costs); not yet run (written in a session without a GPU).
+# costs). First run 2026-11-26 (H200).
 #   benchmark/probes/exact_ncu_source.sh OUT_DIR [TYPE:N ...]   (default bf16:16777216
 #                                                                f16:16777216 f32:1024 f64:1048576
 #                                                                f64:4194304)
@@ -35,7 +35,7 @@ for c in "${cases[@]}"; do
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 if not rows: sys.exit(0)
-key = next((k for k in rows[0] if "Warp Stall Sampling (All" in k), None)
+key = next((k for k in rows[0] if k and "Warp Stall Sampling (All" in k), None)
 if key is None: print("no stall-sampling column:", list(rows[0])[:12]); sys.exit(0)
 num = lambda r: float((r.get(key) or "0").replace(",", "") or 0)
 total = sum(num(r) for r in rows) or 1

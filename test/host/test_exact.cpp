@@ -219,6 +219,69 @@ TEST(ExactModel, CapacitiesHoldTheirWorstCase) {
                           correctly_rounded_sum<float>(h.data(), std::int64_t(h.size()))));
 }
 
+// The bfloat16 batch test (Bfloat16PairBounds, two inputs a word) against in_window input by
+// input, on batches of 16 words mostly in a random window with a few inputs at its edges, zeros,
+// field 254, subnormals, infinities and NaN. Both answers must occur.
+TEST(ExactModel, Bfloat16PairBoundsAgreeWithTheWindow) {
+  std::mt19937_64 rng(seed());
+  auto uniform = [&](int lo, int hi) { return int(rng() % std::uint64_t(hi - lo + 1)) + lo; };
+  int inside = 0, outside = 0;
+  for (int trial = 0; trial < 200000; ++trial) {
+    const int start = uniform(0, kLastWindowStart);
+    const int outliers = uniform(0, 2);  // per batch, of the kinds below
+    std::uint32_t word[16];
+    std::uint16_t half[32];
+    for (int j = 0; j < 32; ++j) {
+      int field = uniform(start, start + 15);
+      const int kind = outliers > 0 && uniform(0, 15) == 0 ? uniform(0, 6) : 7;
+      if (kind == 0) field = start - 1;
+      if (kind == 1) field = start + 16;
+      if (kind == 2) field = 254;
+      if (kind == 3) field = 0;
+      if (kind == 4) field = 255;
+      if (field < 0 || field > 255) field = start;
+      std::uint32_t mantissa = std::uint32_t(uniform(0, 127));
+      if (kind == 3 && mantissa == 0) mantissa = 1;  // a subnormal, not a zero
+      std::uint16_t h = std::uint16_t((field << 7) | mantissa | (uniform(0, 1) << 15));
+      if (kind == 5 || uniform(0, 15) == 0) h = std::uint16_t(uniform(0, 1) << 15);  // +-0
+      half[j] = h;
+    }
+    bool want = start != 0;
+    for (int j = 0; j < 32; ++j) {
+      want = want && in_window(std::uint32_t(half[j]) << 16, start) && ((half[j] >> 7) & 0xff) < 254;
+      if (j % 2 == 1) word[j / 2] = std::uint32_t(half[j - 1]) | (std::uint32_t(half[j]) << 16);
+    }
+    Bfloat16PairBounds bounds;
+    for (std::uint32_t w : word) bounds.add(w);
+    ASSERT_EQ(bounds.inside(start), want) << "trial " << trial << ", window start " << start;
+    (want ? inside : outside) += 1;
+  }
+  EXPECT_GT(inside, 1000);
+  EXPECT_GT(outside, 1000);
+}
+
+// Two bfloat16 in a window add exactly in a float, at every window start the pair path takes:
+// the largest two of either sign, and the largest with the window's smallest step.
+TEST(ExactModel, Bfloat16PairsAddExactlyInAFloat) {
+  auto bf16 = [](int field, std::uint32_t mantissa, int sign) {
+    float f;
+    const std::uint32_t bits = (std::uint32_t(sign) << 31) | (std::uint32_t(field) << 23) | (mantissa << 16);
+    std::memcpy(&f, &bits, 4);
+    return f;
+  };
+  for (int start = 1; start <= kLastWindowStart; ++start) {
+    const int top = std::min(start + 15, 253);
+    const float pairs[][2] = {{bf16(top, 127, 0), bf16(top, 127, 0)},
+                              {bf16(top, 127, 1), bf16(top, 127, 1)},
+                              {bf16(top, 127, 0), bf16(start, 1, 0)},
+                              {bf16(top, 127, 0), bf16(start, 1, 1)},
+                              {bf16(top, 0, 1), bf16(start, 0, 0)}};
+    for (const auto& p : pairs) {
+      ASSERT_EQ(double(p[0] + p[1]), double(p[0]) + double(p[1])) << "window start " << start;
+    }
+  }
+}
+
 TEST(ExactModel, EmptyIsPositiveZero) {
   const std::vector<float> none;
   EXPECT_TRUE(same_bits(model_sum<float, float>(none, 1, 3), 0.0f));
@@ -260,6 +323,20 @@ void check_random_states(std::uint64_t s) {
     const Out got = round_to_nearest_even<Out>(state);
     ASSERT_TRUE(same_bits(got, want)) << "trial " << trial << " seed " << s << ": " << hex(got)
                                       << " vs MPFR " << hex(want);
+    // The device's windows of 4 and 8 limbs, where the nonzero range fits them.
+    int lowest = L, highest = -1;
+    for (int i = 0; i < L; ++i)
+      if (state.limb[i] != 0) lowest = std::min(lowest, i), highest = i;
+    if (highest < 0) continue;
+    const auto nonzero = [&](auto bits) { return from_bits<Out>(bits != 0 ? bits : zero_result<Out>(state)); };
+    if (highest - lowest < 4) {
+      ASSERT_TRUE(same_bits(nonzero(round_in_window<Out, 4>(state, lowest, highest)), want))
+          << "window of 4, trial " << trial << " seed " << s;
+    }
+    if (highest - lowest < 8) {
+      ASSERT_TRUE(same_bits(nonzero(round_in_window<Out, 8>(state, lowest, highest)), want))
+          << "window of 8, trial " << trial << " seed " << s;
+    }
   }
   mpfr_clear(term);
   mpfr_clear(exact);

@@ -28,11 +28,11 @@ __device__ __noinline__ typename OutFormat<Out>::Bits round_wide_range(ExactStat
 
 // The state (shared memory; its limbs are clobbered) rounded once into *d_out, by a whole warp:
 // the lanes find the nonzero limbs with ballots, lane 0 rounds that range (round.hpp), in
-// registers when it spans at most 8 limbs (data of one magnitude touch a few).
+// registers when it spans at most 8 limbs (data of one magnitude touch a few: 4 or fewer take a
+// chain half as long, the one-lane step every call ends with).
 template <class Family, class Out>
 __device__ __forceinline__ void write_rounded_by_warp(Out* d_out, ExactState<Family>& state) {
   constexpr int L = Family::kLimbs;
-  constexpr int kWindow = 8;
   const int lane = int(threadIdx.x & 31);
   int lowest = L, highest = -1;
 #pragma unroll
@@ -47,16 +47,9 @@ __device__ __forceinline__ void write_rounded_by_warp(Out* d_out, ExactState<Fam
   if (lane != 0) return;
   auto bits = special_result<Out>(state);
   if (bits == 0 && highest >= 0) {
-    if (highest - lowest < kWindow) {
-      std::int64_t window[kWindow];
-#pragma unroll
-      for (int k = 0; k < kWindow; ++k)
-        window[k] = lowest + k <= highest ? state.limb[lowest + k] : 0;
-      bits = round_limbs<Out, kWindow>(window, 0, highest - lowest,
-                                       Family::kLsbExponent + 32 * lowest);
-    } else {
-      bits = round_wide_range<Family, Out>(state, lowest, highest);
-    }
+    if (highest - lowest < 4) bits = round_in_window<Out, 4>(state, lowest, highest);
+    else if (highest - lowest < 8) bits = round_in_window<Out, 8>(state, lowest, highest);
+    else bits = round_wide_range<Family, Out>(state, lowest, highest);
   }
   if (bits == 0) bits = zero_result<Out>(state);  // an exact zero
   *d_out = from_bits<Out>(bits);

@@ -101,6 +101,45 @@ GPUREDUCE_HD std::int64_t window_integer(double sum, int start, unsigned& seen) 
   return exact_double_integer(sum, window_scale(start), seen);
 }
 
+// bfloat16 inputs two a word (thread_sum.cuh's batch test): per 16-bit half, the largest
+// magnitude and the least nonzero magnitude less one, zero wrapping to 0xffff, above every bound
+// (a half is at most 0x7fff, so adding 0x7fff never carries into the next half, and the xor takes
+// back the 0x8000). `inside` says whether every input met lies in the window starting at `start`
+// (zeros included; none with start 0) and below field 254: two inputs in the window are integer
+// multiples of 2^(start - 134) below 2^(start - 111), so their sum is exact in a float, and two of
+// field 254 could overflow one. The same answer as in_window input by input, bar field 254.
+GPUREDUCE_HD std::uint32_t max_u16x2(std::uint32_t a, std::uint32_t b) {
+#ifdef __CUDA_ARCH__
+  return __vmaxu2(a, b);
+#else
+  const std::uint32_t lo = (a & 0xffffu) > (b & 0xffffu) ? a & 0xffffu : b & 0xffffu;
+  return ((a >> 16) > (b >> 16) ? a & 0xffff0000u : b & 0xffff0000u) | lo;
+#endif
+}
+GPUREDUCE_HD std::uint32_t min_u16x2(std::uint32_t a, std::uint32_t b) {
+#ifdef __CUDA_ARCH__
+  return __vminu2(a, b);
+#else
+  const std::uint32_t lo = (a & 0xffffu) < (b & 0xffffu) ? a & 0xffffu : b & 0xffffu;
+  return ((a >> 16) < (b >> 16) ? a & 0xffff0000u : b & 0xffff0000u) | lo;
+#endif
+}
+struct Bfloat16PairBounds {
+  std::uint32_t largest = 0, least_less_one = 0xffffffffu;
+  GPUREDUCE_HD void add(std::uint32_t word) {
+    const std::uint32_t magnitude = word & 0x7fff7fffu;
+    largest = max_u16x2(largest, magnitude);
+    least_less_one = min_u16x2(least_less_one, (magnitude + 0x7fff7fffu) ^ 0x80008000u);
+  }
+  GPUREDUCE_HD bool inside(int start) const {
+    const std::uint32_t high = (largest >> 16) > (largest & 0xffffu) ? largest >> 16 : largest & 0xffffu;
+    const std::uint32_t low =
+        (least_less_one >> 16) < (least_less_one & 0xffffu) ? least_less_one >> 16 : least_less_one & 0xffffu;
+    const std::uint32_t top = std::uint32_t(start + 16) << 7;
+    return high < (top < (254u << 7) ? top : 254u << 7) && low >= (std::uint32_t(start) << 7) - 1u;
+  }
+};
+
 // __half inputs need no bins: every half is an integer multiple of 2^-24 below 2^16 in magnitude, so
 // one double holds the sum of kHalfCapacity of them exactly (below 2^29 = 2^(53 - 24)), whatever
 // their exponents; NaN and infinities take IEEE 754's rules in it as in bin 15.

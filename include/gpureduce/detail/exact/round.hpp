@@ -161,6 +161,18 @@ GPUREDUCE_HD Out from_bits(typename OutFormat<Out>::Bits bits) {
   return out;
 }
 
+// Limbs [lowest, highest] of the state (highest - lowest < W; none nonzero outside), rounded in a
+// window of W limbs copied out: the device's form, in registers, where round_limbs's loops run over
+// all W, so its chain of dependent 64-bit steps is as long as W, not the state.
+template <class Out, int W, class Family>
+GPUREDUCE_HD typename OutFormat<Out>::Bits round_in_window(const ExactState<Family>& state,
+                                                           int lowest, int highest) {
+  std::int64_t window[W];
+GPUREDUCE_UNROLL
+  for (int k = 0; k < W; ++k) window[k] = lowest + k <= highest ? state.limb[lowest + k] : 0;
+  return round_limbs<Out, W>(window, 0, highest - lowest, Family::kLsbExponent + 32 * lowest);
+}
+
 // The sum the state holds, rounded once (the host's form: it scans for the nonzero limbs).
 template <class Out, class Family>
 GPUREDUCE_HD Out round_to_nearest_even(const ExactState<Family>& state) {
