@@ -33,7 +33,9 @@ for c in "${cases[@]}"; do
     "$out/details_$name.txt" | head -12
   python3 - "$out/sass_$name.csv" <<'EOF'
 import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
+lines = open(sys.argv[1]).read().splitlines()
+lines = [l for l in lines if not l.startswith('"Kernel Name"')]  # ncu 2025.3 puts one before the header
+rows = list(csv.DictReader(lines))
 if not rows: sys.exit(0)
 key = next((k for k in rows[0] if k and "Warp Stall Sampling (All" in k), None)
 if key is None: print("no stall-sampling column:", list(rows[0])[:12]); sys.exit(0)

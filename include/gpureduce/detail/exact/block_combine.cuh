@@ -118,17 +118,33 @@ __device__ __forceinline__ void warp_sums_into_row(unsigned bits, long long* row
 
 // The vectorized rung's combine (it reduces with warp shuffles, so this does too). Each warp sums
 // the limbs its threads' shares touch, four at a time, into its row of slots; then warp 0's lane j
-// totals limb j over the warps. Two barriers in all.
-__device__ __forceinline__ void combine_thread_limbs_by_warps(BlockExact<FloatFamily>& shared,
-                                                              const ThreadLimbs& limbs,
+// totals limb j over the warps (total_rows, after a barrier).
+__device__ __forceinline__ void combine_thread_limbs_by_warps(const ThreadLimbs& limbs,
                                                               long long* slots) {
-  const int tid = int(threadIdx.x), threads = int(blockDim.x), lane = tid & 31;
+  const int tid = int(threadIdx.x);
   warp_sums_into_row(__reduce_or_sync(0xffffffffu, limbs.nonzero()), slots + (tid >> 5) * kWarpSlots,
                      [&](int i) { return limbs.at(i); });
-  __syncthreads();
+}
+
+// The common end of the vectorized rung's float family: every lane's sum is one integer at one
+// position (a window the warp shares, or a half sum), so the warp adds the integers (below 2^53
+// each, 2^58 for 32) in five shuffles and lane 0 writes the total's three pieces into the warp's
+// row, instead of ten limbs a thread, four at a time. Warp 0 totals the rows as above.
+__device__ __forceinline__ void warp_window_into_row(std::int64_t n, int position, long long* slots) {
+  long long sum = n;
+#pragma unroll
+  for (int lanes = 16; lanes > 0; lanes >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, lanes);
+  if ((threadIdx.x & 31) != 0) return;
+  const Pieces pieces = pieces_of(sum, position);
+  long long* row = slots + (threadIdx.x >> 5) * kWarpSlots;
+#pragma unroll
+  for (int k = 0; k < 3; ++k) row[pieces.index + k] = pieces.value[k];
+}
+__device__ __forceinline__ void total_rows(BlockExact<FloatFamily>& shared, const long long* slots) {
+  const int tid = int(threadIdx.x), lane = tid & 31;
   if (tid >= 32 || lane >= FloatFamily::kLimbs) return;
   long long total = 0;
-  for (int w = 0; w < threads / 32; ++w) total += slots[w * kWarpSlots + lane];
+  for (int w = 0; w < int(blockDim.x) / 32; ++w) total += slots[w * kWarpSlots + lane];
   shared.state.limb[lane] += total;
 }
 

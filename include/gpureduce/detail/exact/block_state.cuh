@@ -25,16 +25,21 @@ struct BlockExact {
   unsigned mask[kMaskWords<Family>];
   int base;                  // the block's lowest limb touched (double family)
 
-  // Zero (and `warp_slots`, a row per warp), before the first barrier.
+  // Zero (and `warp_slots`, a row per warp), before the first barrier. Loops not unrolled: each
+  // runs once or twice a thread, and unrolling them cost a division for the trip count, on every
+  // block's critical path (ncu's SASS, 2026-11-26).
   __device__ void clear(long long* warp_slots) {
     auto* words = reinterpret_cast<long long*>(&state);
     const int tid = int(threadIdx.x), threads = int(blockDim.x);
+#pragma unroll 1
     for (int i = tid; i < 2 * ExactState<Family>::kWords; i += threads) words[i] = 0;
+#pragma unroll 1
     for (int i = tid; i < (threads / 32) * kWarpSlots; i += threads) warp_slots[i] = 0;
     if (tid == 0) {
       seen = 0;
       base = 1 << 20;
     }
+#pragma unroll 1
     for (int i = tid; i < kMaskWords<Family>; i += threads) mask[i] = 0;
   }
 };

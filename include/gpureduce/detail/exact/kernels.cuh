@@ -98,34 +98,53 @@ struct BlockMemory {
   long long* scratch;     // the rung's global scratch (kUsesGlobalScratch), else null
 };
 
-// Float family: each thread sums its inputs in its window and bins (or, for halves, one double),
-// gathers them as limbs, and the block adds the threads' limbs into its state.
-template <class Rung, int BLOCK, class In, class Out>
-__device__ __forceinline__ void sum_float_family(const ExactArgs<In, Out>& args,
+// Float family, one thread's kind (FloatWindowThread, HalfSumThread): it sums its inputs, and the
+// block adds the threads' sums into its state. The vectorized rung's warps add their lanes' sums
+// with shuffles into a row each (at once where the warp's sums share one position), warp 0 totals
+// the rows; the seed rungs sum each limb's column with their own block reduction.
+template <class Rung, int BLOCK, class Thread, class In, class Out>
+__device__ __forceinline__ void sum_float_thread(Thread& thread, const ExactArgs<In, Out>& args,
                                                  const BlockMemory<FloatFamily>& m) {
   BlockExact<FloatFamily>& shared = *m.exact;
-  const std::int64_t rank = blockIdx.x, blocks = gridDim.x;
-  ThreadLimbs limbs;
-  if constexpr (std::is_same_v<In, __half>) {
-    HalfSumThread thread(shared.state);
-    sum_inputs<kVectorLoads<Rung>>(args.d_in, args.num_items, rank, blocks, thread);
-    thread.finish(limbs);
-    block_or(thread.seen, shared.seen);
-  } else {
-    FloatWindowThread thread(reinterpret_cast<double*>(m.region) + threadIdx.x, int(blockDim.x),
-                             shared.state);
-    sum_inputs<kVectorLoads<Rung>>(args.d_in, args.num_items, rank, blocks, thread);
-    thread.finish(limbs);
-    block_or(thread.seen, shared.seen);
-  }
+  sum_inputs<kVectorLoads<Rung>>(args.d_in, args.num_items, std::int64_t(blockIdx.x),
+                                 std::int64_t(gridDim.x), thread);
   if constexpr (kVectorLoads<Rung>) {
-    combine_thread_limbs_by_warps(shared, limbs, m.slots);
+    std::int64_t n;
+    int position;
+    if (thread.finish_in_shared_window(n, position)) {
+      block_or(thread.seen, shared.seen);
+      warp_window_into_row(n, position, m.slots);
+    } else {
+      ThreadLimbs limbs;
+      thread.finish(limbs);
+      block_or(thread.seen, shared.seen);
+      combine_thread_limbs_by_warps(limbs, m.slots);
+    }
+    __syncthreads();
+    total_rows(shared, m.slots);
     __syncthreads();
   } else {
+    ThreadLimbs limbs;
+    thread.finish(limbs);
+    block_or(thread.seen, shared.seen);
     block_or(limbs.nonzero(), shared.mask[0]);
     __syncthreads();
     combine_thread_limbs<Rung, BLOCK>(shared, limbs, reinterpret_cast<long long*>(m.region), m.tree,
                                       m.scratch);
+  }
+}
+
+// Float family: each thread sums its inputs in its window and bins (or, for halves, one double).
+template <class Rung, int BLOCK, class In, class Out>
+__device__ __forceinline__ void sum_float_family(const ExactArgs<In, Out>& args,
+                                                 const BlockMemory<FloatFamily>& m) {
+  if constexpr (std::is_same_v<In, __half>) {
+    HalfSumThread thread(m.exact->state);
+    sum_float_thread<Rung, BLOCK>(thread, args, m);
+  } else {
+    FloatWindowThread thread(reinterpret_cast<double*>(m.region) + threadIdx.x, int(blockDim.x),
+                             m.exact->state);
+    sum_float_thread<Rung, BLOCK>(thread, args, m);
   }
 }
 

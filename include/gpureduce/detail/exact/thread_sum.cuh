@@ -252,6 +252,17 @@ struct FloatWindowThread {
       count = 0;
     }
   }
+  // The end where the thread's whole sum is its window's (no bin touched): that integer (below
+  // 2^53) and where it sits; true only if every lane of the warp shares the window, so that the
+  // warp can add the integers as they are (block_combine.cuh's warp_window_into_row).
+  __device__ __forceinline__ bool finish_in_shared_window(std::int64_t& n, int& position) {
+    const int first = start != 0 ? start : 1;  // no window: the sum is a zero, anywhere will do
+    const int lane0 = __shfl_sync(0xffffffffu, first, 0);  // every lane, before any test
+    if (!__all_sync(0xffffffffu, touched == 0 && first == lane0)) return false;
+    n = window_integer(hot, first, seen);
+    position = window_position(first);
+    return true;
+  }
   // The end: the window and every touched bin as limbs.
   __device__ __forceinline__ void finish(ThreadLimbs& limbs) {
     limbs.add(window_integer(hot, start != 0 ? start : 1, seen), window_position(start));
@@ -294,6 +305,12 @@ struct HalfSumThread {
   }
   __device__ __forceinline__ void finish(ThreadLimbs& limbs) {
     limbs.add(half_sum_integer(sum, seen), kHalfPosition);
+  }
+  // Every lane's sum sits at kHalfPosition (below 2^29 of its units): the warp adds them as they are.
+  __device__ __forceinline__ bool finish_in_shared_window(std::int64_t& n, int& position) {
+    n = half_sum_integer(sum, seen);
+    position = kHalfPosition;
+    return true;
   }
 };
 
