@@ -327,6 +327,9 @@ template <class C>
     return ::testing::AssertionFailure() << "poison: " << cudaGetErrorString(e);
   if ((e = prepare_temp_storage(temp.get(), bytes, options.temp_storage_zeroed)) != cudaSuccess)
     return ::testing::AssertionFailure() << "preparing temp storage: " << cudaGetErrorString(e);
+  // Both ran on the legacy stream: a non-blocking `stream` would not wait for them.
+  if ((e = cudaDeviceSynchronize()) != cudaSuccess)
+    return ::testing::AssertionFailure() << "setup: " << cudaGetErrorString(e);
   e = C::run(temp.get(), bytes, d_in, d_out.get(), n, stream, options);
   if (e != cudaSuccess) return ::testing::AssertionFailure() << "run: " << cudaGetErrorString(e) << " / " << last_error_message();
   if ((e = cudaStreamSynchronize(stream)) != cudaSuccess)

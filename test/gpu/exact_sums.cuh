@@ -124,6 +124,8 @@ class CapturedSums {
     f_.poison_outputs();
     i_.poison_outputs();
     d_.poison_outputs();
+    // The poison is a legacy-stream memset, which the non-blocking stream does not wait for.
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << where;
     ASSERT_EQ(cudaGraphLaunch(exec_, stream_), cudaSuccess);
     ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess) << where;
     f_.expect_exact(where + " captured float", kPerType);

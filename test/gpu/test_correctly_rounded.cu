@@ -185,6 +185,9 @@ TEST(CorrectlyRounded, StreamsAndGraphs) {
     CUDA_OK(cudaMemset(temp[s].get(), kPoisonByte, bytes));
     CUDA_OK(cudaMemset(out[s].get(), kPoisonByte, 3 * sizeof(float)));
   }
+  // The copies and memsets above run on the legacy stream, which non-blocking streams do not wait
+  // for: without this a reduction could read its input early, or the poison land on its result.
+  CUDA_OK(cudaDeviceSynchronize());
   for (int round = 0; round < 3; ++round)
     for (int s = 0; s < kStreams; ++s)
       CUDA_OK(C::run(temp[s].get(), bytes, in[s].get(), out[s].get() + round, kN, streams[s], correctly_rounded()));
@@ -208,6 +211,7 @@ TEST(CorrectlyRounded, StreamsAndGraphs) {
       CUDA_OK(cudaMemcpy(in[s].get(), host[s].data(), kN * sizeof(float), cudaMemcpyHostToDevice));
       CUDA_OK(cudaMemset(out[s].get(), kPoisonByte, sizeof(float)));
     }
+    CUDA_OK(cudaDeviceSynchronize());  // as above: the legacy stream's copies and poison first
     CUDA_OK(cudaGraphLaunch(exec, streams[0]));
     CUDA_OK(cudaStreamSynchronize(streams[0]));
     for (int s = 0; s < kStreams; ++s)

@@ -575,6 +575,7 @@ TEST(SegmentedGraphs, CapturedCallReplaysWithNewInput) {
   CUDA_OK(DeviceSegmentedReduce::Sum(nullptr, bytes, input.get(), out.get(), s.size(), offsets.begin(), offsets.end()));
   DeviceBuffer<unsigned char> temp(bytes);
   CUDA_OK(prepare_temp_storage(temp.get(), bytes, false));
+  CUDA_OK(cudaDeviceSynchronize());  // the offsets and the poison went on the legacy stream
   cudaStream_t stream;
   CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   cudaGraph_t graph;

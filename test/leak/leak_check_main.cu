@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&d_in, n * sizeof(float)));
   CHECK(cudaMalloc(&d_out, 8 * sizeof(float)));
   CHECK(cudaMemcpy(d_in, ones.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  CHECK(cudaDeviceSynchronize());  // a pageable copy may still be in flight on the legacy stream
   CHECK(gpureduce::DeviceReduce::Sum(nullptr, temp_bytes, d_in, d_out, n));
   CHECK(cudaMalloc(&d_temp, temp_bytes));
 

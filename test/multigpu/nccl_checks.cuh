@@ -140,6 +140,7 @@ int check_case(LocalRanks& local, std::int64_t total, const std::vector<std::int
     NCCL_CHECKS_CUDA(cudaSetDevice(local.devices[i]));
     NCCL_CHECKS_CUDA(cudaMalloc(&temp[i], args[i].temp_storage_bytes));
     NCCL_CHECKS_CUDA(cudaMemset(temp[i], 0xA5, args[i].temp_storage_bytes));  // garbage
+    NCCL_CHECKS_CUDA(cudaDeviceSynchronize());  // legacy stream: the calls' streams do not wait for it
     args[i].d_temp_storage = temp[i];
   }
   // All-reduce twice (the second's answer must match the first's), then reduce to each root.

@@ -82,6 +82,7 @@ TEST_F(Nccl, CorrectlyRoundedAllReduceInGraphs) {
     ranks[i] = {nullptr, 0, whole[i] + (i ? half : 0), out[i], i ? total - half : half,
                 both.local.comms[i], both.local.streams[i]};
   }
+  CUDA_OK(cudaSetDevice(0));  // whole[0] lives there (the loop left device 1 current)
   ASSERT_TRUE((run_gpureduce<Case<float, float, Op::sum>>(whole[0], total, exact, want)));
   CUDA_OK(nccl::AllReduceSum(ranks, 2, exact));
   cudaGraph_t graph[2];
@@ -101,7 +102,7 @@ TEST_F(Nccl, CorrectlyRoundedAllReduceInGraphs) {
   for (int replay = 0; replay < 2; ++replay) {
     for (int i = 0; i < 2; ++i) {
       CUDA_OK(cudaSetDevice(i));
-      CUDA_OK(cudaMemset(out[i], 0xA5, sizeof(float)));
+      CUDA_OK(cudaMemsetAsync(out[i], 0xA5, sizeof(float), both.local.streams[i]));  // ordered before
       CUDA_OK(cudaGraphLaunch(exec[i], both.local.streams[i]));
     }
     for (int i = 0; i < 2; ++i) {
