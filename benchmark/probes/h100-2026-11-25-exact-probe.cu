@@ -235,8 +235,73 @@ void loops() {
   cudaFree(out);
 }
 
+// `probe grid TYPE` (added 2026-11-26, not yet run): correctly rounded calls at a few grids
+// (Options::grid_blocks; 0 = automatic's rule) from 2^20 to 2^26 uniform inputs, each grid's calls
+// back to back, against CUB: whether fewer, longer-lived threads pay the per-warp fixed costs
+// (docs/tuning.md, 'bfloat16 at 2^24-2^26 stays 1.17-1.47x') less often.
+template <class T>
+void grids() {
+  using Out = typename OutOf<T>::type;
+  const long maxn = 1L << 26;
+  T* in;
+  Out* out;
+  CK(cudaMalloc(&in, maxn * sizeof(T)));
+  CK(cudaMalloc(&out, 16 * sizeof(Out)));
+  fill<<<2048, 256>>>(in, maxn, 0, 1234);
+  CK(cudaDeviceSynchronize());
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  auto median_us = [&](auto&& call) {
+    std::vector<float> t;
+    for (int r = 0; r < 40; ++r) {
+      cudaEventRecord(a);
+      call();
+      cudaEventRecord(b);
+      cudaEventSynchronize(b);
+      float ms;
+      cudaEventElapsedTime(&ms, a, b);
+      if (r >= 10) t.push_back(ms * 1000);
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  };
+  const int grid_list[] = {0, 66, 132, 264, 528};
+  printf("\nn | cub us | CR us at grid_blocks 0 (automatic), 66, 132, 264, 528\n");
+  for (long n = 1L << 20; n <= maxn; n *= 4) {
+    size_t cub_bytes = 0;
+    cub_sum(nullptr, cub_bytes, in, out, n);
+    void* cub_temp;
+    CK(cudaMalloc(&cub_temp, cub_bytes));
+    printf("%10ld | %8.2f", n, median_us([&] { cub_sum(cub_temp, cub_bytes, in, out, n); }));
+    for (int g : grid_list) {
+      gpureduce::Options cr;
+      cr.accuracy = gpureduce::Accuracy::correctly_rounded;
+      cr.grid_blocks = g;
+      size_t bytes = 0;
+      CK(gpureduce::DeviceReduce::Sum(nullptr, bytes, in, out, n, nullptr, cr));
+      void* temp;
+      CK(cudaMalloc(&temp, bytes));
+      printf(" | %8.2f", median_us([&] { CK(gpureduce::DeviceReduce::Sum(temp, bytes, in, out + 2, n, nullptr, cr)); }));
+      cudaFree(temp);
+    }
+    printf("\n");
+    cudaFree(cub_temp);
+  }
+  cudaFree(in);
+  cudaFree(out);
+}
+
 int main(int argc, char** argv) {
   if (argc >= 2 && !strcmp(argv[1], "loops")) return loops(), 0;
+  if (argc >= 3 && !strcmp(argv[1], "grid")) {
+    const std::string type = argv[2];
+    if (type == "f32") grids<float>();
+    if (type == "f64") grids<double>();
+    if (type == "f16") grids<__half>();
+    if (type == "bf16") grids<__nv_bfloat16>();
+    return 0;
+  }
   if (argc >= 4 && !strcmp(argv[1], "ncu")) {
     const std::string type = argv[2];
     const long n = atol(argv[3]);
