@@ -33,24 +33,24 @@ int main(int argc, char** argv) {
   std::vector<float> ones(std::size_t(n), 1.0f);
   float* d_in = nullptr;
   float* d_out = nullptr;
-  void* d_temp = nullptr;
+  void* d_temp[3] = {};  // one a stream: concurrent calls must not share temp storage (as CUB's)
   std::size_t temp_bytes = 0;
   CHECK(cudaMalloc(&d_in, n * sizeof(float)));
   CHECK(cudaMalloc(&d_out, 8 * sizeof(float)));
   CHECK(cudaMemcpy(d_in, ones.data(), n * sizeof(float), cudaMemcpyHostToDevice));
   CHECK(cudaDeviceSynchronize());  // a pageable copy may still be in flight on the legacy stream
   CHECK(gpureduce::DeviceReduce::Sum(nullptr, temp_bytes, d_in, d_out, n));
-  CHECK(cudaMalloc(&d_temp, temp_bytes));
+  for (void*& t : d_temp) CHECK(cudaMalloc(&t, temp_bytes));
 
   cudaStream_t streams[3];
   for (cudaStream_t& s : streams) CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  for (int k = 0; k < 3; ++k) CHECK(gpureduce::DeviceReduce::Sum(d_temp, temp_bytes, d_in, d_out + k, n, streams[k]));
+  for (int k = 0; k < 3; ++k) CHECK(gpureduce::DeviceReduce::Sum(d_temp[k], temp_bytes, d_in, d_out + k, n, streams[k]));
   CHECK(cudaDeviceSynchronize());
 
   cudaGraph_t graph = nullptr;
   cudaGraphExec_t exec = nullptr;
   CHECK(cudaStreamBeginCapture(streams[0], cudaStreamCaptureModeGlobal));
-  CHECK(gpureduce::DeviceReduce::Sum(d_temp, temp_bytes, d_in, d_out + 3, n, streams[0]));
+  CHECK(gpureduce::DeviceReduce::Sum(d_temp[0], temp_bytes, d_in, d_out + 3, n, streams[0]));
   CHECK(cudaStreamEndCapture(streams[0], &graph));
   CHECK(cudaGraphInstantiate(&exec, graph, 0));
   CHECK(cudaGraphLaunch(exec, streams[0]));
@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
       return 1;
     }
   for (cudaStream_t s : streams) CHECK(cudaStreamDestroy(s));
-  CHECK(cudaFree(d_temp));
+  for (void* t : d_temp) CHECK(cudaFree(t));
   CHECK(cudaFree(d_out));
   CHECK(cudaFree(d_in));
   if (!skip_release) CHECK(gpureduce::release_cached_state());
