@@ -140,6 +140,7 @@ __device__ __forceinline__ void warp_window_into_row(std::int64_t n, int positio
 #pragma unroll
   for (int k = 0; k < 3; ++k) row[pieces.index + k] = pieces.value[k];
 }
+// Warp 0's lane j adds limb j of every warp's row into the block's state (after a barrier).
 __device__ __forceinline__ void total_rows(BlockExact<FloatFamily>& shared, const long long* slots) {
   const int tid = int(threadIdx.x), lane = tid & 31;
   if (tid >= 32 || lane >= FloatFamily::kLimbs) return;
