@@ -173,23 +173,22 @@ GPUREDUCE_UNROLL
   return round_limbs<Out, W>(window, 0, highest - lowest, Family::kLsbExponent + 32 * lowest);
 }
 
-// The sum the state holds, rounded once (the host's form: it scans for the nonzero limbs).
+// The sum the state holds, rounded once (the host's form: it scans for the nonzero limbs and
+// rounds them in a window as wide as the state).
 template <class Out, class Family>
 GPUREDUCE_HD Out round_to_nearest_even(const ExactState<Family>& state) {
   constexpr int L = Family::kLimbs;
   const auto special = special_result<Out>(state);
   if (special != 0) return from_bits<Out>(special);
-  std::int64_t limb[L];
   int lowest = L, highest = -1;
   for (int i = 0; i < L; ++i) {
-    limb[i] = state.limb[i];
-    if (limb[i] != 0) {
+    if (state.limb[i] != 0) {
       lowest = lowest < i ? lowest : i;
       highest = i;
     }
   }
   if (highest < 0) return from_bits<Out>(zero_result<Out>(state));
-  const auto bits = round_limbs<Out, L>(limb, lowest, highest, Family::kLsbExponent);
+  const auto bits = round_in_window<Out, L>(state, lowest, highest);
   return from_bits<Out>(bits != 0 ? bits : zero_result<Out>(state));
 }
 
