@@ -5,7 +5,8 @@
 // 1-32, 256-4K, a few of 10M+, power-law sizes, one huge segment among a million tiny ones,
 // unsorted and overlapping offsets, 2^24 segments), then a sweep of segment sizes 2^0..2^24 over
 // 2^26 items, with offset arrays and as fixed-size segments (CUB given offsets from a counting
-// iterator), and the few huge segments against one device-wide reduction of the same bytes.
+// iterator), the few huge segments against one device-wide reduction of the same bytes, and Min
+// against cub::DeviceSegmentedReduce::Min on a few shapes.
 // GB/s counts the bytes a call must move: items, offsets (16 bytes a segment; none for fixed
 // size) and outputs. Inputs: k * 2^-24, k uniform in [-2^24, 2^24] \ {0}, made on the GPU (inputs.hpp).
 //   gpureduce_segmented_paired OUT.md   (also prints the tables; writes OUT.csv beside OUT.md,
@@ -187,7 +188,7 @@ struct Bench {
   }
 
   // Ours and CUB on one shape (offsets uploaded already, or fixed size).
-  void pair(const std::string& table, const Shape& s, std::int64_t sweep_size) {
+  void pair(const std::string& table, const Shape& s, std::int64_t sweep_size, bool min = false) {
     using R = gpureduce::DeviceSegmentedReduce;
     const std::int64_t n = s.segments(), size = s.fixed_size;
     float* const in = input;  // the lambdas copy what they use, never the shape's offsets
@@ -205,6 +206,13 @@ struct Bench {
       theirs = [=](void* t, std::size_t& b) {
         return cub::DeviceSegmentedReduce::Sum(t, b, in, sums, n, counting_begin, counting_end);
       };
+    } else if (min) {
+      ours = [=](void* t, std::size_t& b) {
+        return R::Min(t, b, in, sums, n, offsets_begin, offsets_end);
+      };
+      theirs = [=](void* t, std::size_t& b) {
+        return cub::DeviceSegmentedReduce::Min(t, b, in, sums, n, offsets_begin, offsets_end);
+      };
     } else {
       ours = [=](void* t, std::size_t& b) {
         return R::Sum(t, b, in, sums, n, offsets_begin, offsets_end);
@@ -220,7 +228,8 @@ struct Bench {
     const Timing timing = time_paired([&] { std::size_t b = bytes; CHECK_OURS(ours(t, b)); },
                                       [&] { std::size_t b = cub_bytes; CHECK(theirs(ct, b)); });
     add({table, s.name, n, sweep_size, s.items(), s.bytes(), s.target, timing,
-         s.fixed_size >= 0 ? "CUB, counting-iterator offsets" : "cub::DeviceSegmentedReduce::Sum"});
+         s.fixed_size >= 0 ? "CUB, counting-iterator offsets"
+                           : (min ? "cub::DeviceSegmentedReduce::Min" : "cub::DeviceSegmentedReduce::Sum")});
   }
 
   // The few huge segments against one device-wide reduction of the same items (CUB's).
@@ -323,6 +332,18 @@ int run(int argc, char** argv) {
     bench.pair("Segment size sweep, offset arrays", offsets, size);
     Shape fixed{offsets.name, {}, {}, n * size, size, offsets.target};
     bench.pair("Segment size sweep, fixed size", fixed, size);
+  }
+  // Min over a few shapes: the kernel's other operators share its registers (a check, not a target).
+  for (const Shape& s : shapes) {
+    if (s.name.rfind("sizes 256-4K", 0) != 0 && s.name.rfind("a few of 10M+", 0) != 0) continue;
+    bench.upload(s);
+    bench.pair("Min, float", s, 0, true);
+  }
+  for (int k : {8, 12, 16}) {
+    const std::int64_t size = std::int64_t(1) << k, n = (std::int64_t(1) << 26) / size;
+    Shape offsets = contiguous("2^" + std::to_string(k) + " items", std::vector<std::int64_t>(std::size_t(n), size));
+    bench.upload(offsets);
+    bench.pair("Min, float", offsets, size, true);
   }
   write_markdown(bench.rows, device, stdout);
   if (argc > 1) {

@@ -18,7 +18,7 @@ def load(path):
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
             size = int(row["segment_size"])
-            if size <= 0:
+            if size <= 0 or not row["table"].startswith("Segment size sweep"):
                 continue
             nbytes = float(row["bytes"])
             ours = nbytes / (float(row["gpureduce_us"]) * 1e3)

@@ -12,6 +12,7 @@
 #include "../launch.cuh"
 #include "../pipeline/ticket.cuh"
 #include "block_per_segment.cuh"
+#include "claim.hpp"
 #include "fold.cuh"
 #include "shape.cuh"
 #include "split.cuh"
@@ -21,14 +22,15 @@
 namespace gpureduce::detail::segmented {
 
 // Shared memory of a block: the warps' totals of the block tree, a chunk partial being handed to
-// its folding thread, each warp's staging bytes, the unit in hand.
+// its folding thread, each warp's staging bytes, the run claimed and the one in hand.
 template <class Accum>
 struct BlockShared {
   alignas(Accum) unsigned char totals[kWarpsPerBlock * sizeof(Accum)];
   alignas(Accum) unsigned char handover[sizeof(Accum)];
   unsigned char stage[kWarpsPerBlock][kWarpThreads];
-  unsigned long long claimed;
-  SplitUnitShared split;
+  unsigned claimed;  // the next run: its first unit and length
+  unsigned ask;
+  RunShared run;
   bool last_block;
   __device__ Accum* warp_totals() { return reinterpret_cast<Accum*>(totals); }
   __device__ Accum* handover_slot() { return reinterpret_cast<Accum*>(handover); }
@@ -42,37 +44,63 @@ __device__ __forceinline__ std::int64_t grid_warps() {
 }
 
 // The warp-level work: the batches split statically (warp w takes w, w + W, w + 2W, ... of W
-// warps; each batch is at most 32 x 128 items), then the warp list claimed one entry at a time
-// (up to 16 KiB each: claims even out what a static split would leave to chance). The next claim
-// is in flight while the warp reduces its entry.
+// warps; each batch is at most 32 x 128 items), then the warp list claimed in runs (claim.hpp:
+// entries of up to 16 KiB each, so claims even out what a static split would leave to chance).
+// The next claim is in flight while the warp reduces its run.
 template <class P>
 __device__ void reduce_warp_work(const Args<P>& a, unsigned warp_count, unsigned char* stage) {
   const std::int64_t batches = ceil_div(a.num_segments, kWarpThreads);
   for (std::int64_t b = global_warp(); b < batches; b += grid_warps()) reduce_batch(a, b, stage);
+  // 32-bit: the list holds fewer than 2^31 entries, and claims overshoot by at most 32 a warp.
+  // The next claim is sized by the counter as it stood when the last run's last segment began
+  // (or the first claim's end, if later): a size from the run before would be a run's work
+  // stale, and stale sizes leave long runs to a few warps at the end (claim.hpp).
+  unsigned long long* counter = &a.control->next_warp;
   const bool leader = threadIdx.x % kWarpThreads == 0;
-  unsigned long long claim = leader ? atomicAdd(&a.control->next_warp, 1ull) : 0;
-  unsigned long long entry = __shfl_sync(kFullWarpMask, claim, 0);
-  while (entry < warp_count) {
-    if (leader) claim = atomicAdd(&a.control->next_warp, 1ull);
-    reduce_warp_entry(a, std::int64_t(entry), a.num_segments);
-    entry = __shfl_sync(kFullWarpMask, claim, 0);
+  const unsigned workers = unsigned(grid_warps());
+  unsigned held = unsigned(guided_run(warp_count, 0, workers));
+  unsigned claim = leader ? unsigned(atomicAdd(counter, held)) : 0u;
+  unsigned first = __shfl_sync(kFullWarpMask, claim, 0), seen = 0;
+  while (first < warp_count) {
+    const unsigned ask = unsigned(guided_run(
+        warp_count, seen > first + held ? seen : first + held, workers));
+    if (leader) claim = unsigned(atomicAdd(counter, ask));
+    const unsigned run = held < warp_count - first ? held : warp_count - first;
+    seen = reduce_warp_run(a, first, int(run), a.num_segments, counter);
+    seen = __shfl_sync(kFullWarpMask, seen, 0);
+    first = __shfl_sync(kFullWarpMask, claim, 0);
+    held = ask;
   }
 }
 
-// The block-level units, claimed one at a time, the next claim in flight while the block works:
-// [0, chunks) the split segments' chunks, then the block list's entries.
+// The block-level units, claimed in runs (claim.hpp), the next claim in flight while the block
+// works: [0, chunks) the split segments' chunks, then the block list's entries. 32-bit: at most
+// 2^26 chunks (kMaxSplitSegments x kMaxChunks) and 2^31 entries, and claims overshoot by at most
+// 32 a block. The claims live in shared memory, out of the registers the reduction needs.
 template <class P>
-__device__ void reduce_block_work(const Args<P>& a, unsigned long long chunks, unsigned split_count,
+__device__ void reduce_block_work(const Args<P>& a, unsigned chunks, unsigned split_count,
                                   unsigned front_count, BlockShared<typename P::Accum>& sh) {
-  const unsigned long long units = chunks + front_count;
-  if (threadIdx.x == 0) sh.claimed = atomicAdd(&a.control->next_unit, 1ull);
+  const unsigned units = chunks + front_count;
+  if (threadIdx.x == 0) {
+    sh.ask = unsigned(guided_run(units, 0, gridDim.x));
+    sh.claimed = unsigned(atomicAdd(&a.control->next_unit, sh.ask));
+  }
   __syncthreads();
-  for (unsigned long long unit = sh.claimed; unit < units; unit = sh.claimed) {
-    unsigned long long next = 0;
-    if (threadIdx.x == 0) next = atomicAdd(&a.control->next_unit, 1ull);
-    if (unit < chunks) reduce_split_chunk(a, unit, split_count, sh.warp_totals(), sh.split);
-    else reduce_front_entry(a, unsigned(unit - chunks), sh.warp_totals(), sh.handover_slot());
-    // Every thread read the unit in hand before the unit's closing barrier.
+  while (sh.claimed < units) {
+    const unsigned first = sh.claimed;
+    const unsigned end = sh.ask < units - first ? first + sh.ask : units;
+    __syncthreads();  // every thread has read the claim before thread 0 replaces it
+    unsigned next = 0;  // thread 0's claim in flight: stored after the run, so never waited on
+    if (threadIdx.x == 0) {
+      sh.ask = unsigned(guided_run(units, first + sh.ask, gridDim.x));
+      next = unsigned(atomicAdd(&a.control->next_unit, sh.ask));
+    }
+    if (first < chunks)
+      reduce_split_run(a, first, end < chunks ? end : chunks, split_count, sh.warp_totals(),
+                       sh.run);
+    if (end > chunks)
+      reduce_front_run(a, (first > chunks ? first : chunks) - chunks, end - chunks,
+                       sh.warp_totals(), sh.handover_slot(), sh.run);
     if (threadIdx.x == 0) sh.claimed = next;
     __syncthreads();
   }
@@ -112,7 +140,7 @@ __global__ void __launch_bounds__(kBlockThreads, kReduceBlocksPerSm) reduce_kern
   if (error == 0) {  // an end below its begin: nothing is written (docs/segmented.md)
     reduce_warp_work(a, warp_count, sh.stage[threadIdx.x / kWarpThreads]);
     __syncthreads();
-    reduce_block_work(a, split_word & kSplitChunksMask, split_count, front_count, sh);
+    reduce_block_work(a, unsigned(split_word & kSplitChunksMask), split_count, front_count, sh);
   }
   __syncthreads();
   if (threadIdx.x == 0) sh.last_block = take_ticket(&a.control->done_blocks) == gridDim.x - 1;

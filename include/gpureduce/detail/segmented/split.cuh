@@ -1,13 +1,18 @@
 // Segmented reductions: the chunks of a split segment, each a unit of the reduce kernel's
-// block-level work. A block reduces its chunk (block_per_segment.cuh), puts the partial in the
-// ring slot of its unit and takes the segment's ticket; the block that draws the last ticket folds
-// the segment's partials in chunk order (fold.cuh), writes the output and releases the slots. The
-// bits do not depend on which block ran which chunk, nor in what order they finished.
+// block-level work, which blocks claim in runs of consecutive units (claim.hpp). A block reduces
+// its run's chunks of a segment (block_per_segment.cuh), puts each partial in the ring slot of its
+// unit and takes the segment's tickets for them with one atomic; the block that draws the last
+// ticket (or whose run held every chunk) folds the segment's partials in chunk order (fold.cuh),
+// writes the output and releases the slots. The bits do not depend on which block ran which
+// chunk, nor in what order they finished.
 //
 // The ring (state.cuh) has R slots; unit u uses slot u mod R, generation u / R, and may write it
-// once generation u / R - 1 has been folded (the slot's epoch says how many generations were).
-// Units are claimed in increasing order, so the unit a block waits for is older than its own, and
-// held by a running block (whose own wait, if any, is for an older one still): every wait ends.
+// once generation u / R - 1 has been folded (the slot's epoch says how many generations were). A
+// segment's units span at most kMaxChunks <= R, so the unit u - R that a block waits for, and
+// every unit of its segment, is older than u. Runs are claimed in increasing order and worked
+// through in order, and a block takes a segment's tickets before it moves to the next segment of
+// its run, so each such unit is done, or held by a running block whose own waits are for older
+// units still: every wait ends.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +22,7 @@
 #include "../device_memory.cuh"
 #include "../pipeline/ticket.cuh"
 #include "block_per_segment.cuh"
+#include "claim.hpp"
 #include "fold.cuh"
 #include "shape.cuh"
 #include "state.cuh"
@@ -24,16 +30,17 @@
 namespace gpureduce::detail::segmented {
 
 // The entry whose units hold `unit`: the last with base <= unit (classify hands out entries and
-// bases with one atomic, so bases grow with the index). Warp 0's lanes probe 32 entries a step.
+// bases with one atomic, so bases grow with the index and each entry's units follow the last's).
+// The whole block probes 256 entries a step (one barrier each): one step up to 256 split
+// segments, two up to 65536.
 __device__ __forceinline__ unsigned find_split_entry(const SplitEntry* split, unsigned count,
-                                                     unsigned long long unit) {
-  const unsigned lane = threadIdx.x % kWarpThreads;
+                                                     unsigned unit) {
   unsigned lo = 0, n = count;
   while (n > 1) {
-    const unsigned step = (n + kWarpThreads - 1) / kWarpThreads;
-    const unsigned probe = lane * step;
-    const bool at_or_below = probe < n && split[lo + probe].base <= unit;  // true on lane 0
-    const unsigned j = 31u - unsigned(__clz(int(__ballot_sync(kFullWarpMask, at_or_below))));
+    const unsigned step = (n + kBlockThreads - 1) / kBlockThreads;
+    const unsigned probe = threadIdx.x * step;
+    const bool at_or_below = probe < n && split[lo + probe].base <= unit;  // true on thread 0
+    const unsigned j = unsigned(__syncthreads_count(at_or_below)) - 1u;   // probes: a prefix
     lo += j * step;
     n = n - j * step < step ? n - j * step : step;
   }
@@ -41,6 +48,7 @@ __device__ __forceinline__ unsigned find_split_entry(const SplitEntry* split, un
 }
 
 __device__ __forceinline__ void wait_for_slot(unsigned* epoch, unsigned generation) {
+  if (generation == 0) return;  // the first generation finds its slot free (classify armed it)
   ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> ref(*epoch);
   while (ref.load(::cuda::memory_order_acquire) < generation) __nanosleep(256);
 }
@@ -50,62 +58,110 @@ __device__ __forceinline__ void release_slot(unsigned* epoch, unsigned next_gene
   ref.store(next_generation, ::cuda::memory_order_release);
 }
 
-// What the block's threads share about the unit in hand.
-struct SplitUnitShared {
-  unsigned entry;
+// What the block's threads share about the run in hand: the split entries it spans, or the block
+// list's segments, one per unit (at most kMaxRun of either).
+struct RunShared {
+  std::int64_t begin[kMaxRun];
+  std::int64_t length[kMaxRun];
+  unsigned base[kMaxRun];  // split entries: the first unit (below 2^26)
+  unsigned segment[kMaxRun];
   bool last;
 };
 
-// Unit `unit` (< the chunks handed out) of the block-level work. Ends with the block in step.
+// The block lets go of ring slots [first, end) once their partials are folded: the slots' next
+// generation may write.
 template <class P>
-__device__ void reduce_split_chunk(const Args<P>& a, unsigned long long unit, unsigned split_count,
-                                   typename P::Accum* warp_totals, SplitUnitShared& shared) {
+__device__ void release_units(const Args<P>& a, unsigned first, unsigned end) {
+  const unsigned slot_mask = (1u << a.ring_log2) - 1u;
+  for (unsigned u = first + threadIdx.x; u < end; u += kBlockThreads)
+    release_slot(a.epochs + (u & slot_mask), (u >> a.ring_log2) + 1u);
+}
+
+// Units [first, end) of the split entry held in run slot k: each chunk's partial into its ring
+// slot, then the tickets for all of them at once; the block that draws the segment's last ticket
+// folds its partials in chunk order, writes the output and frees the slots. A run that holds the
+// whole segment takes no ticket: it is the last.
+template <class P>
+__device__ void reduce_split_units(const Args<P>& a, unsigned entry, int k, unsigned first,
+                                   unsigned end, typename P::Accum* warp_totals, RunShared& run) {
   using Accum = typename P::Accum;
   using S = Shape<sizeof(typename P::In)>;
-  if (threadIdx.x < kWarpThreads) {
-    const unsigned e = find_split_entry(a.split, split_count, unit);
-    if (threadIdx.x == 0) shared.entry = e;
-  }
-  __syncthreads();
-  // Field by field: other blocks are counting on the entry's ticket meanwhile.
-  const SplitEntry& entry_ref = a.split[shared.entry];
-  const std::int64_t begin = entry_ref.begin, length = entry_ref.length;
-  const unsigned long long base = entry_ref.base;
-  const unsigned segment = entry_ref.segment;
+  const std::int64_t begin = run.begin[k], length = run.length[k];
+  const unsigned base = run.base[k];
   const Chunking chunking = S::chunking(length);
-  const Accum partial =
-      reduce_chunk(a, begin, length, chunking, std::int64_t(unit - base), warp_totals);
-  const unsigned long long slot_mask = (1ull << a.ring_log2) - 1;
+  const unsigned slot_mask = (1u << a.ring_log2) - 1u;
+  for (unsigned u = first; u < end; ++u) {
+    const Accum partial =
+        reduce_chunk(a, begin, length, chunking, std::int64_t(u - base), warp_totals);
+    if (threadIdx.x == 0) {
+      wait_for_slot(a.epochs + (u & slot_mask), u >> a.ring_log2);
+      a.partials[u & slot_mask] = partial;
+    }
+    __syncthreads();  // warp_totals is reused by the next chunk
+  }
   if (threadIdx.x == 0) {
-    wait_for_slot(a.epochs + (unit & slot_mask), unsigned(unit >> a.ring_log2));
-    a.partials[unit & slot_mask] = partial;
-    shared.last = take_ticket(&a.split[shared.entry].ticket) == unsigned(chunking.count - 1);
+    const unsigned taken = end - first, count = unsigned(chunking.count);
+    run.last = taken == count || take_tickets(&a.split[entry].ticket, taken) + taken == count;
   }
   __syncthreads();
-  if (shared.last) {
+  if (run.last) {
     const auto load = [&](std::int64_t c) {
       return load_cg(a.partials + ((base + c) & slot_mask));
     };
     const Accum total = fold_chunk_partials<Accum>(chunking.count, load, a.op, warp_totals);
-    if (threadIdx.x == 0) a.out[segment] = a.finish(total);
-    for (std::int64_t c = threadIdx.x; c < chunking.count; c += kBlockThreads) {
-      const unsigned long long u = base + c;
-      if (a.leave_zero) store_zero(a.partials + (u & slot_mask));  // read by this thread above
-      release_slot(a.epochs + (u & slot_mask), unsigned(u >> a.ring_log2) + 1u);
-    }
+    if (threadIdx.x == 0) a.out[run.segment[k]] = a.finish(total);
+    for (std::int64_t c = threadIdx.x; a.leave_zero && c < chunking.count; c += kBlockThreads)
+      store_zero(a.partials + ((base + c) & slot_mask));  // read by this thread above
+    release_units(a, base, base + unsigned(chunking.count));
   }
-  __syncthreads();  // shared and warp_totals are reused by the next unit
+  __syncthreads();  // run and warp_totals are reused
 }
 
-// Entry `i` of the block list (the front of the work list): a whole segment on this block.
+// Units [first, end) (below the chunks handed out) of the block-level work: chunks of one or more
+// split entries, consecutive.
 template <class P>
-__device__ void reduce_front_entry(const Args<P>& a, unsigned i, typename P::Accum* warp_totals,
-                                   typename P::Accum* handover) {
-  const unsigned segment = a.list[i];
-  const std::int64_t begin = a.begin[segment];
-  reduce_segment_in_block(a, segment, begin, a.end[segment] - begin, warp_totals, handover);
+__device__ void reduce_split_run(const Args<P>& a, unsigned first, unsigned end,
+                                 unsigned split_count, typename P::Accum* warp_totals,
+                                 RunShared& run) {
+  using S = Shape<sizeof(typename P::In)>;
+  const unsigned entry0 = find_split_entry(a.split, split_count, first);
+  const unsigned spanned = end - first < split_count - entry0 ? end - first : split_count - entry0;
+  if (threadIdx.x < spanned) {  // field by field: other blocks are counting on the tickets
+    const SplitEntry& e = a.split[entry0 + threadIdx.x];
+    run.begin[threadIdx.x] = e.begin;
+    run.length[threadIdx.x] = e.length;
+    run.base[threadIdx.x] = unsigned(e.base);
+    run.segment[threadIdx.x] = e.segment;
+  }
   __syncthreads();
-  if (a.leave_zero && threadIdx.x == 0) a.list[i] = 0;
+  for (int k = 0; first < end; ++k) {
+    const unsigned units = unsigned(S::chunking(run.length[k]).count);
+    const unsigned stop = end < run.base[k] + units ? end : run.base[k] + units;
+    reduce_split_units(a, entry0 + unsigned(k), k, first, stop, warp_totals, run);
+    first = stop;
+  }
+}
+
+// Entries [first, end) of the block list (the front of the work list), at most kMaxRun: thread k
+// reads entry first + k's segment and offsets, all in one round trip, then the block reduces the
+// segments one after another, each whole.
+template <class P>
+__device__ void reduce_front_run(const Args<P>& a, unsigned first, unsigned end,
+                                 typename P::Accum* warp_totals, typename P::Accum* handover,
+                                 RunShared& run) {
+  if (threadIdx.x < end - first) {
+    const unsigned segment = a.list[first + threadIdx.x];
+    if (a.leave_zero) a.list[first + threadIdx.x] = 0;  // this thread's own read above
+    const std::int64_t begin = a.begin[segment];
+    run.segment[threadIdx.x] = segment;
+    run.begin[threadIdx.x] = begin;
+    run.length[threadIdx.x] = a.end[segment] - begin;
+  }
+  __syncthreads();
+  for (unsigned k = 0; k < end - first; ++k) {
+    reduce_segment_in_block(a, run.segment[k], run.begin[k], run.length[k], warp_totals, handover);
+    __syncthreads();  // warp_totals and handover are reused
+  }
 }
 
 }  // namespace gpureduce::detail::segmented

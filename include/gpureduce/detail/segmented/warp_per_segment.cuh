@@ -9,6 +9,7 @@
 #include "../block/shuffle_reduce.cuh"
 #include "../block/vectorized.cuh"
 #include "../device_memory.cuh"
+#include "claim.hpp"
 #include "shape.cuh"
 #include "state.cuh"
 
@@ -58,10 +59,17 @@ __device__ __forceinline__ Accum warp_reduce(const Reader& read, std::int64_t le
     auto fold = [&](const typename Reader::vector_type& raw, std::int64_t v) {
       mine.add_later(read.fold_vector(raw, l.head + v * Reader::kPerVector, op));
     };
+    // The scalar head and tail are loaded with the first vectors and folded after the last, in
+    // the same order as ever: loaded after, they were one more memory round trip a segment (as
+    // VectorizedRung::reduce_one_block).
+    const bool has_head = lane < l.head, has_tail = lane < length - l.tail_begin;
+    Accum head_item{}, tail_item{};
+    if (has_head) head_item = read(lane);
+    if (has_tail) tail_item = read(l.tail_begin + lane);
     VectorizedRung::fold_strided_vectors(read, l.head, std::int64_t(lane),
                                          std::int64_t(kWarpThreads), l.vectors, fold);
-    if (lane < l.head) mine.add(read(lane));
-    if (lane < length - l.tail_begin) mine.add_later(read(l.tail_begin + lane));
+    if (has_head) mine.add(head_item);
+    if (has_tail) mine.add_later(tail_item);
     std::int64_t valid = l.vectors < kWarpThreads ? l.vectors : kWarpThreads;
     valid = valid > l.head ? valid : l.head;
     valid = valid > length - l.tail_begin ? valid : length - l.tail_begin;
@@ -140,18 +148,33 @@ __device__ __forceinline__ void reduce_batch(const Args<P>& a, std::int64_t batc
                        std::make_integer_sequence<int, 6>{});
 }
 
-// Entry `i` of the warp list (the back of the work list): one segment for the whole warp.
+// Entries [first, first + run) of the warp list (the back of the work list), run <= 32: lane k
+// reads entry first + k's segment and offsets, all in one round trip, then the warp reduces the
+// segments one after another, each whole. Returns, on lane 0, the claim counter as it stood when
+// the run's last segment began (claim.hpp: what sizes the warp's next claim but one).
 template <class P>
-__device__ __forceinline__ void reduce_warp_entry(const Args<P>& a, std::int64_t i,
-                                                  std::int64_t list_capacity) {
-  const unsigned segment = a.list[list_capacity - 1 - i];
-  __syncwarp();
-  if (a.leave_zero && threadIdx.x % kWarpThreads == 0) a.list[list_capacity - 1 - i] = 0;
-  const std::int64_t begin = a.begin[segment];
-  const std::int64_t length = a.end[segment] - begin;
-  const typename P::Accum total =
-      warp_reduce<typename P::Accum>(a.source.reader(begin), length, a.op);
-  if (threadIdx.x % kWarpThreads == 0) a.out[segment] = a.finish(total);
+__device__ __forceinline__ unsigned reduce_warp_run(const Args<P>& a, unsigned first, int run,
+                                                    std::int64_t list_capacity,
+                                                    const unsigned long long* counter) {
+  const int lane = int(threadIdx.x) % kWarpThreads;
+  unsigned segment = 0, seen = 0;
+  std::int64_t begin = 0, length = 0;
+  if (lane < run) {
+    unsigned* slot = a.list + (list_capacity - 1 - std::int64_t(first + unsigned(lane)));
+    segment = *slot;
+    if (a.leave_zero) *slot = 0;  // this lane's own read above
+    begin = a.begin[segment];
+    length = a.end[segment] - begin;
+  }
+  for (int k = 0; k < run; ++k) {
+    if (k == run - 1 && lane == 0) seen = peek_counter(counter);
+    const unsigned s = __shfl_sync(kFullWarpMask, segment, k);
+    const std::int64_t b = __shfl_sync(kFullWarpMask, begin, k);
+    const std::int64_t l = __shfl_sync(kFullWarpMask, length, k);
+    const typename P::Accum total = warp_reduce<typename P::Accum>(a.source.reader(b), l, a.op);
+    if (lane == 0) a.out[s] = a.finish(total);
+  }
+  return seen;
 }
 
 }  // namespace gpureduce::detail::segmented

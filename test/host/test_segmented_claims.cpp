@@ -1,0 +1,92 @@
+// The segmented reduce kernel's claim rule (detail/segmented/claim.hpp): runs never empty and
+// never past the kernel's 32-entry run buffers, far fewer claims than entries for long lists, and
+// single entries at the end. The kernel's claims are simulated: workers take turns in a random
+// order, each asking for the run the rule gives it from what its previous claim saw, as the
+// kernel's warps and blocks do (their next claim is issued as soon as the last one returns).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "gpureduce/detail/segmented/claim.hpp"
+
+namespace {
+
+using gpureduce::detail::segmented::guided_run;
+using gpureduce::detail::segmented::kMaxRun;
+
+struct Claims {
+  std::uint64_t count = 0;       // claims made
+  std::uint64_t last_run = 0;    // the run that took the list's last entry
+  std::uint64_t covered = 0;     // entries handed out, below the total
+  std::uint64_t largest = 0;
+};
+
+Claims simulate(std::uint64_t total, std::uint64_t workers, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint64_t> seen(workers, 0);
+  std::vector<bool> done(workers, false);
+  std::uint64_t counter = 0, finished = 0;
+  Claims c;
+  while (finished < workers) {
+    const std::uint64_t w = rng() % workers;
+    if (done[w]) continue;
+    const std::uint64_t run = guided_run(total, seen[w], workers);
+    EXPECT_GE(run, 1u);
+    EXPECT_LE(run, kMaxRun);
+    const std::uint64_t first = counter;
+    counter += run;
+    ++c.count;
+    c.largest = std::max(c.largest, run);
+    if (first >= total) {
+      done[w] = true;
+      ++finished;
+      continue;
+    }
+    const std::uint64_t end = std::min(first + run, total);
+    c.covered += end - first;
+    if (end == total) c.last_run = run;
+    seen[w] = first + run;
+  }
+  return c;
+}
+
+TEST(SegmentedClaims, RunsAreNeverEmptyNorLongerThanTheBuffers) {
+  for (std::uint64_t total : {0ull, 1ull, 31ull, 33ull, 4096ull, 1ull << 20, 1ull << 31})
+    for (std::uint64_t workers : {0ull, 1ull, 7ull, 528ull, 4224ull}) {
+      for (std::uint64_t seen : {std::uint64_t(0), total / 2, total, total + 5}) {
+        const auto run = guided_run(total, seen, workers);
+        EXPECT_GE(run, 1u) << total << " " << workers << " " << seen;
+        EXPECT_LE(run, kMaxRun) << total << " " << workers << " " << seen;
+      }
+    }
+}
+
+TEST(SegmentedClaims, EveryEntryIsHandedOutOnce) {
+  // The counter hands out disjoint ranges; the runs together cover the list exactly.
+  for (std::uint64_t total : {1ull, 100ull, 65536ull, 262144ull})
+    EXPECT_EQ(simulate(total, 528, total).covered, total) << total;
+}
+
+TEST(SegmentedClaims, LongListsTakeFarFewerClaimsThanEntries) {
+  // 2^18 warp-class segments on an H100's 4224 warps: one claim an entry was the bottleneck.
+  const Claims warps = simulate(262144, 4224, 1);
+  EXPECT_LE(warps.count * 4, 262144u) << warps.count;
+  EXPECT_EQ(warps.largest, 31u);  // 262144 / (2 x 4224), below the 32-entry cap
+  // The list's end goes out a single entry at a time.
+  EXPECT_EQ(warps.last_run, 1u);
+  const Claims blocks = simulate(4096, 528, 2);
+  EXPECT_LE(blocks.count * 2, 4096u + 2 * 528u) << blocks.count;
+  EXPECT_EQ(blocks.last_run, 1u);
+}
+
+TEST(SegmentedClaims, ShortListsGoOutOneEntryAtATime) {
+  // Fewer entries than 2 x workers: every run is one entry, as before runs existed.
+  const Claims c = simulate(1000, 528, 3);
+  EXPECT_EQ(c.largest, 1u);
+  EXPECT_EQ(c.covered, 1000u);
+}
+
+}  // namespace
