@@ -1,8 +1,8 @@
 // The segmented reduce kernel's claim rule (detail/segmented/claim.hpp): runs never empty and
 // never past the kernel's 32-entry run buffers, far fewer claims than entries for long lists, and
 // single entries at the end. The kernel's claims are simulated: workers take turns in a random
-// order, each asking for the run the rule gives it from what its previous claim saw, as the
-// kernel's warps and blocks do (their next claim is issued as soon as the last one returns).
+// order, each asking for the run the rule gives it from the counter as it stands, as the kernel's
+// warps do (they read the counter as their last run's last segment begins).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,22 +18,21 @@ using gpureduce::detail::segmented::guided_run;
 using gpureduce::detail::segmented::kMaxRun;
 
 struct Claims {
-  std::uint64_t count = 0;       // claims made
-  std::uint64_t last_run = 0;    // the run that took the list's last entry
-  std::uint64_t covered = 0;     // entries handed out, below the total
+  std::uint64_t count = 0;     // claims made
+  std::uint64_t last_run = 0;  // the run that took the list's last entry
+  std::uint64_t covered = 0;   // entries handed out, below the total
   std::uint64_t largest = 0;
 };
 
 Claims simulate(std::uint64_t total, std::uint64_t workers, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::vector<std::uint64_t> seen(workers, 0);
   std::vector<bool> done(workers, false);
   std::uint64_t counter = 0, finished = 0;
   Claims c;
   while (finished < workers) {
     const std::uint64_t w = rng() % workers;
     if (done[w]) continue;
-    const std::uint64_t run = guided_run(total, seen[w], workers);
+    const std::uint64_t run = guided_run(total, counter, workers);
     EXPECT_GE(run, 1u);
     EXPECT_LE(run, kMaxRun);
     const std::uint64_t first = counter;
@@ -48,7 +47,10 @@ Claims simulate(std::uint64_t total, std::uint64_t workers, std::uint64_t seed) 
     const std::uint64_t end = std::min(first + run, total);
     c.covered += end - first;
     if (end == total) c.last_run = run;
-    seen[w] = first + run;
+    // Once less than two runs' worth a worker is left, runs are single entries.
+    if (total - first < 2 * workers) {
+      EXPECT_EQ(run, 1u) << first;
+    }
   }
   return c;
 }
@@ -75,11 +77,9 @@ TEST(SegmentedClaims, LongListsTakeFarFewerClaimsThanEntries) {
   const Claims warps = simulate(262144, 4224, 1);
   EXPECT_LE(warps.count * 4, 262144u) << warps.count;
   EXPECT_EQ(warps.largest, 31u);  // 262144 / (2 x 4224), below the 32-entry cap
-  // The list's end goes out a single entry at a time.
-  EXPECT_EQ(warps.last_run, 1u);
-  const Claims blocks = simulate(4096, 528, 2);
-  EXPECT_LE(blocks.count * 2, 4096u + 2 * 528u) << blocks.count;
-  EXPECT_EQ(blocks.last_run, 1u);
+  EXPECT_EQ(warps.last_run, 1u);  // the list's end goes out a single entry at a time
+  // A list long enough for the cap: runs of 32 while it lasts.
+  EXPECT_EQ(simulate(1u << 24, 4224, 2).largest, kMaxRun);
 }
 
 TEST(SegmentedClaims, ShortListsGoOutOneEntryAtATime) {
