@@ -380,6 +380,40 @@ TEST(SegmentedDeterminism, BitsDependOnTheSegmentAlone) {
   EXPECT_TRUE(same_bits_all(reference, one_block)) << "split segments on one block";
 }
 
+// Runs of split chunks (claim.hpp): on grids of a few blocks a run spans several split segments,
+// some whole (their block takes no ticket) and some in part (tickets taken together), and crosses
+// into the block and warp lists. Small enough for compute-sanitizer. Each split segment alone
+// through FixedSizeSum (the chunk and fold kernels, no runs) gives the same bits.
+TEST(SegmentedDeterminism, SplitSegmentsInRunsOnSmallGrids) {
+  REQUIRE_GPU();
+  using S = detail::segmented::Shape<sizeof(float)>;
+  const std::uint64_t seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  std::vector<std::int64_t> lengths = uniform_lengths(rng, 300, 1, 4096);  // group and warp class
+  for (std::int64_t chunks : {2, 2, 3, 5, 13, 40}) lengths.push_back(chunks * S::kChunkItems - 7);
+  for (int i = 0; i < 20; ++i) lengths.push_back(S::kWarpMaxItems + 1 + std::int64_t(rng() % 9000));
+  std::shuffle(lengths.begin(), lengths.end(), rng);
+  const SegmentList s = contiguous("split segments in runs", lengths);
+  SCOPED_TRACE(trace("split runs", s, seed));
+  DeviceBuffer<float> input(std::size_t(s.span));
+  CUDA_OK(fill_random(input.get(), s.span, seed, Fill::random));
+  const std::vector<float> reference = sums_in_order(s, input.get(), Options{});
+  for (int grid : {1, 2, 3, 5}) {
+    Options o;
+    o.grid_blocks = grid;
+    EXPECT_TRUE(same_bits_all(reference, sums_in_order(s, input.get(), o))) << "grid " << grid;
+    o.temp_storage_zeroed = true;
+    EXPECT_TRUE(same_bits_all(reference, sums_in_order(s, input.get(), o))) << "zeroed, grid " << grid;
+  }
+  using C = SegCase<float, float, SegOp::sum>;
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    if (S::classify(lengths[i]) != detail::segmented::SegmentClass::split) continue;
+    std::vector<float> alone;
+    ASSERT_TRUE(run_ours<C>(input.get() + s.begin[i], 1, nullptr, nullptr, lengths[i], Options{}, alone));
+    EXPECT_TRUE(same_bits(alone[0], reference[i])) << "segment " << i << " of " << lengths[i];
+  }
+}
+
 // ---- Zeroed storage ---------------------------------------------------------------------------------
 
 TEST(SegmentedZeroed, LeavesTheStorageZeroForDeviceReduce) {
