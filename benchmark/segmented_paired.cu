@@ -11,6 +11,7 @@
 // size) and outputs. Inputs: k * 2^-24, k uniform in [-2^24, 2^24] \ {0}, made on the GPU (inputs.hpp).
 //   gpureduce_segmented_paired OUT.md   (also prints the tables; writes OUT.csv beside OUT.md,
 //                                       the rows for benchmark/segmented_plot.py)
+// With GPUREDUCE_SEGMENTED_QUICK=1 in the environment, a dozen rows, for comparing builds.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -318,28 +319,40 @@ int run(int argc, char** argv) {
   CHECK(cudaMalloc(&bench.end, std::size_t(segments) * 8));
   gpureduce_bench::fill_random(bench.input, span, 1, gpureduce_bench::ValueMode::fine_grained);
   CHECK(cudaDeviceSynchronize());
+  // GPUREDUCE_SEGMENTED_QUICK=1: a few rows for comparing builds (the mix, the huge ones, a sweep
+  // point per class), offsets only.
+  const bool quick = std::getenv("GPUREDUCE_SEGMENTED_QUICK") != nullptr;
+  const auto in_quick = [](const std::string& name) {
+    return name.rfind("sizes 256-4K", 0) == 0 || name.rfind("a few of 10M+", 0) == 0 ||
+           name.rfind("power law", 0) == 0;
+  };
   for (const Shape& s : shapes) {
+    if (quick && !in_quick(s.name)) continue;
     bench.upload(s);
     bench.pair("The issue's shapes", s, 0);
     if (s.name.rfind("a few of 10M+", 0) == 0) bench.against_device_wide(s);
   }
   // GB/s against segment size: 2^26 items, offsets and fixed size.
   for (int k = 0; k <= 24; ++k) {
+    if (quick && k != 8 && k != 10 && k != 12 && k != 13 && k != 15 && k != 17 && k != 20) continue;
     const std::int64_t size = std::int64_t(1) << k, n = (std::int64_t(1) << 26) / size;
     Shape offsets = contiguous("2^" + std::to_string(k) + " items", std::vector<std::int64_t>(std::size_t(n), size),
                                k <= 5 ? 0.5 : 1.0);
     bench.upload(offsets);
     bench.pair("Segment size sweep, offset arrays", offsets, size);
+    if (quick) continue;
     Shape fixed{offsets.name, {}, {}, n * size, size, offsets.target};
     bench.pair("Segment size sweep, fixed size", fixed, size);
   }
   // Min over a few shapes: the kernel's other operators share its registers (a check, not a target).
   for (const Shape& s : shapes) {
-    if (s.name.rfind("sizes 256-4K", 0) != 0 && s.name.rfind("a few of 10M+", 0) != 0) continue;
+    if (quick || (s.name.rfind("sizes 256-4K", 0) != 0 && s.name.rfind("a few of 10M+", 0) != 0))
+      continue;
     bench.upload(s);
     bench.pair("Min, float", s, 0, true);
   }
   for (int k : {8, 12, 16}) {
+    if (quick) break;
     const std::int64_t size = std::int64_t(1) << k, n = (std::int64_t(1) << 26) / size;
     Shape offsets = contiguous("2^" + std::to_string(k) + " items", std::vector<std::int64_t>(std::size_t(n), size));
     bench.upload(offsets);

@@ -15,6 +15,7 @@
 namespace {
 
 using gpureduce::detail::segmented::guided_run;
+using gpureduce::detail::segmented::kClaimShare;
 using gpureduce::detail::segmented::kMaxRun;
 
 struct Claims {
@@ -47,8 +48,8 @@ Claims simulate(std::uint64_t total, std::uint64_t workers, std::uint64_t seed) 
     const std::uint64_t end = std::min(first + run, total);
     c.covered += end - first;
     if (end == total) c.last_run = run;
-    // Once less than two runs' worth a worker is left, runs are single entries.
-    if (total - first < 2 * workers) {
+    // Once less than a run of two for each worker's share is left, runs are single entries.
+    if (total - first < 2 * kClaimShare * workers) {
       EXPECT_EQ(run, 1u) << first;
     }
   }
@@ -75,18 +76,18 @@ TEST(SegmentedClaims, EveryEntryIsHandedOutOnce) {
 TEST(SegmentedClaims, LongListsTakeFarFewerClaimsThanEntries) {
   // 2^18 warp-class segments on an H100's 4224 warps: one claim an entry was the bottleneck.
   const Claims warps = simulate(262144, 4224, 1);
-  EXPECT_LE(warps.count * 4, 262144u) << warps.count;
-  EXPECT_EQ(warps.largest, 31u);  // 262144 / (2 x 4224), below the 32-entry cap
+  EXPECT_LE(warps.count * 3, 262144u) << warps.count;  // 76637 at a share of 4
+  EXPECT_EQ(warps.largest, 15u);  // 262144 / (4 x 4224), below the 32-entry cap
   EXPECT_EQ(warps.last_run, 1u);  // the list's end goes out a single entry at a time
   // A list long enough for the cap: runs of 32 while it lasts.
   EXPECT_EQ(simulate(1u << 24, 4224, 2).largest, kMaxRun);
 }
 
 TEST(SegmentedClaims, ShortListsGoOutOneEntryAtATime) {
-  // Fewer entries than 2 x workers: every run is one entry, as before runs existed.
-  const Claims c = simulate(1000, 528, 3);
+  // Fewer entries than 2 x kClaimShare x workers: every run is one entry, as before runs existed.
+  const Claims c = simulate(2000, 528, 3);
   EXPECT_EQ(c.largest, 1u);
-  EXPECT_EQ(c.covered, 1000u);
+  EXPECT_EQ(c.covered, 2000u);
 }
 
 }  // namespace

@@ -14,9 +14,13 @@
 
 namespace gpureduce::detail::segmented {
 
-// A claim takes 1 / (kClaimShare x workers) of what was left: 2 keeps the runs that are still held
-// when the list runs out to about half a worker's fair share of the work left then (reasoned).
-inline constexpr unsigned long long kClaimShare = 2;
+// A claim takes 1 / (kClaimShare x workers) of what was left. Each worker holds two runs at once
+// (the next claim is in flight while it reduces one), so a share of 2 hands out three quarters of
+// a list in the first two rounds, before the sizes of what each got have evened out. H100 (quick
+// segmented rows, 2026-11-26): 64K segments of 256-4K floats 223.5 us at 2 and 210.5 at 4 (CUB
+// 206.8, one claim an entry 209.3); 2^18 segments of 256 floats 131 us at 2, 170 at 4, 293 one
+// claim an entry (docs/tuning.md, 'Segmented claims').
+inline constexpr unsigned long long kClaimShare = 4;
 // At most 32 entries a run: a warp loads a run's list slots and offsets a lane an entry, and a
 // block its first 32 threads, in one round trip.
 inline constexpr unsigned long long kMaxRun = 32;

@@ -66,7 +66,10 @@ __device__ void reduce_warp_work(const Args<P>& a, unsigned warp_count, unsigned
         warp_count, seen > first + held ? seen : first + held, workers));
     if (leader) claim = unsigned(atomicAdd(counter, ask));
     const unsigned run = held < warp_count - first ? held : warp_count - first;
-    seen = reduce_warp_run(a, first, int(run), a.num_segments, counter);
+    // Once a run of one is asked for, every later one is one (sizes only shrink as the counter
+    // grows): the counter is read only while they can still shrink (each read is one more access
+    // to the counter every warp's atomics already queue on).
+    seen = reduce_warp_run(a, first, int(run), a.num_segments, ask > 1 ? counter : nullptr);
     seen = __shfl_sync(kFullWarpMask, seen, 0);
     first = __shfl_sync(kFullWarpMask, claim, 0);
     held = ask;
@@ -74,33 +77,41 @@ __device__ void reduce_warp_work(const Args<P>& a, unsigned warp_count, unsigned
 }
 
 // The block-level units, claimed in runs (claim.hpp), the next claim in flight while the block
-// works: [0, chunks) the split segments' chunks, then the block list's entries. 32-bit: at most
-// 2^26 chunks (kMaxSplitSegments x kMaxChunks) and 2^31 entries, and claims overshoot by at most
-// 32 a block. The claims live in shared memory, out of the registers the reduction needs.
+// works, sized (as the warps' are) by the counter as the last run's last piece began: [0, chunks)
+// the split segments' chunks, then the block list's entries. 32-bit: at most 2^26 chunks
+// (kMaxSplitSegments x kMaxChunks) and 2^31 entries, and claims overshoot by at most 32 a block.
+// The run in hand is in shared memory, out of the registers the reduction needs; thread 0 alone
+// claims.
 template <class P>
 __device__ void reduce_block_work(const Args<P>& a, unsigned chunks, unsigned split_count,
                                   unsigned front_count, BlockShared<typename P::Accum>& sh) {
   const unsigned units = chunks + front_count;
+  RunPeek peek{nullptr, 0u, 0u};  // thread 0's
   if (threadIdx.x == 0) {
     sh.ask = unsigned(guided_run(units, 0, gridDim.x));
     sh.claimed = unsigned(atomicAdd(&a.control->next_unit, sh.ask));
   }
   __syncthreads();
   while (sh.claimed < units) {
-    const unsigned first = sh.claimed;
-    const unsigned end = sh.ask < units - first ? first + sh.ask : units;
+    const unsigned first = sh.claimed, held = sh.ask;
+    const unsigned end = held < units - first ? first + held : units;
     __syncthreads();  // every thread has read the claim before thread 0 replaces it
     unsigned next = 0;  // thread 0's claim in flight: stored after the run, so never waited on
     if (threadIdx.x == 0) {
-      sh.ask = unsigned(guided_run(units, first + sh.ask, gridDim.x));
+      sh.ask = unsigned(guided_run(units, peek.seen > first + held ? peek.seen : first + held,
+                                   gridDim.x));
       next = unsigned(atomicAdd(&a.control->next_unit, sh.ask));
+      peek.counter = sh.ask > 1 ? &a.control->next_unit : nullptr;  // as the warps' (above)
     }
+    peek.last = end - 1;
     if (first < chunks)
       reduce_split_run(a, first, end < chunks ? end : chunks, split_count, sh.warp_totals(),
-                       sh.run);
-    if (end > chunks)
-      reduce_front_run(a, (first > chunks ? first : chunks) - chunks, end - chunks,
-                       sh.warp_totals(), sh.handover_slot(), sh.run);
+                       sh.run, peek);
+    if (end > chunks) {
+      const unsigned front_first = (first > chunks ? first : chunks) - chunks;
+      reduce_front_run(a, front_first, end - chunks, chunks + front_first, sh.warp_totals(),
+                       sh.handover_slot(), sh.run, peek);
+    }
     if (threadIdx.x == 0) sh.claimed = next;
     __syncthreads();
   }

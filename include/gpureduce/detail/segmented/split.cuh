@@ -68,6 +68,18 @@ struct RunShared {
   bool last;
 };
 
+// Thread 0's read of the claim counter, taken as the run's last piece (unit `last`) begins: it
+// sizes the block's next claim but one (claim.hpp). Held in a register: a load written to shared
+// memory would stall thread 0 until it arrived.
+struct RunPeek {
+  const unsigned long long* counter;
+  unsigned last;
+  unsigned seen;
+  __device__ __forceinline__ void at(unsigned unit) {
+    if (threadIdx.x == 0 && unit == last && counter != nullptr) seen = peek_counter(counter);
+  }
+};
+
 // The block lets go of ring slots [first, end) once their partials are folded: the slots' next
 // generation may write.
 template <class P>
@@ -83,7 +95,8 @@ __device__ void release_units(const Args<P>& a, unsigned first, unsigned end) {
 // whole segment takes no ticket: it is the last.
 template <class P>
 __device__ void reduce_split_units(const Args<P>& a, unsigned entry, int k, unsigned first,
-                                   unsigned end, typename P::Accum* warp_totals, RunShared& run) {
+                                   unsigned end, typename P::Accum* warp_totals, RunShared& run,
+                                   RunPeek& peek) {
   using Accum = typename P::Accum;
   using S = Shape<sizeof(typename P::In)>;
   const std::int64_t begin = run.begin[k], length = run.length[k];
@@ -91,6 +104,7 @@ __device__ void reduce_split_units(const Args<P>& a, unsigned entry, int k, unsi
   const Chunking chunking = S::chunking(length);
   const unsigned slot_mask = (1u << a.ring_log2) - 1u;
   for (unsigned u = first; u < end; ++u) {
+    peek.at(u);
     const Accum partial =
         reduce_chunk(a, begin, length, chunking, std::int64_t(u - base), warp_totals);
     if (threadIdx.x == 0) {
@@ -122,7 +136,7 @@ __device__ void reduce_split_units(const Args<P>& a, unsigned entry, int k, unsi
 template <class P>
 __device__ void reduce_split_run(const Args<P>& a, unsigned first, unsigned end,
                                  unsigned split_count, typename P::Accum* warp_totals,
-                                 RunShared& run) {
+                                 RunShared& run, RunPeek& peek) {
   using S = Shape<sizeof(typename P::In)>;
   const unsigned entry0 = find_split_entry(a.split, split_count, first);
   const unsigned spanned = end - first < split_count - entry0 ? end - first : split_count - entry0;
@@ -137,18 +151,19 @@ __device__ void reduce_split_run(const Args<P>& a, unsigned first, unsigned end,
   for (int k = 0; first < end; ++k) {
     const unsigned units = unsigned(S::chunking(run.length[k]).count);
     const unsigned stop = end < run.base[k] + units ? end : run.base[k] + units;
-    reduce_split_units(a, entry0 + unsigned(k), k, first, stop, warp_totals, run);
+    reduce_split_units(a, entry0 + unsigned(k), k, first, stop, warp_totals, run, peek);
     first = stop;
   }
 }
 
-// Entries [first, end) of the block list (the front of the work list), at most kMaxRun: thread k
+// Entries [first, end) of the block list (the front of the work list; units unit0 on of the
+// block-level work), at most kMaxRun: thread k
 // reads entry first + k's segment and offsets, all in one round trip, then the block reduces the
 // segments one after another, each whole.
 template <class P>
-__device__ void reduce_front_run(const Args<P>& a, unsigned first, unsigned end,
+__device__ void reduce_front_run(const Args<P>& a, unsigned first, unsigned end, unsigned unit0,
                                  typename P::Accum* warp_totals, typename P::Accum* handover,
-                                 RunShared& run) {
+                                 RunShared& run, RunPeek& peek) {
   if (threadIdx.x < end - first) {
     const unsigned segment = a.list[first + threadIdx.x];
     if (a.leave_zero) a.list[first + threadIdx.x] = 0;  // this thread's own read above
@@ -159,6 +174,7 @@ __device__ void reduce_front_run(const Args<P>& a, unsigned first, unsigned end,
   }
   __syncthreads();
   for (unsigned k = 0; k < end - first; ++k) {
+    peek.at(unit0 + k);
     reduce_segment_in_block(a, run.segment[k], run.begin[k], run.length[k], warp_totals, handover);
     __syncthreads();  // warp_totals and handover are reused
   }

@@ -151,7 +151,8 @@ __device__ __forceinline__ void reduce_batch(const Args<P>& a, std::int64_t batc
 // Entries [first, first + run) of the warp list (the back of the work list), run <= 32: lane k
 // reads entry first + k's segment and offsets, all in one round trip, then the warp reduces the
 // segments one after another, each whole. Returns, on lane 0, the claim counter as it stood when
-// the run's last segment began (claim.hpp: what sizes the warp's next claim but one).
+// the run's last segment began (claim.hpp: what sizes the warp's next claim but one), if
+// `counter` is given; else 0.
 template <class P>
 __device__ __forceinline__ unsigned reduce_warp_run(const Args<P>& a, unsigned first, int run,
                                                     std::int64_t list_capacity,
@@ -167,7 +168,7 @@ __device__ __forceinline__ unsigned reduce_warp_run(const Args<P>& a, unsigned f
     length = a.end[segment] - begin;
   }
   for (int k = 0; k < run; ++k) {
-    if (k == run - 1 && lane == 0) seen = peek_counter(counter);
+    if (k == run - 1 && lane == 0 && counter != nullptr) seen = peek_counter(counter);
     const unsigned s = __shfl_sync(kFullWarpMask, segment, k);
     const std::int64_t b = __shfl_sync(kFullWarpMask, begin, k);
     const std::int64_t l = __shfl_sync(kFullWarpMask, length, k);
