@@ -87,10 +87,15 @@ TEST_F(Nccl, CorrectlyRoundedAllReduceInGraphs) {
   CUDA_OK(nccl::AllReduceSum(ranks, 2, exact));
   cudaGraph_t graph[2];
   cudaGraphExec_t exec[2];
+  // Every allocation before the first capture begins: a global-mode capture refuses cudaMalloc
+  // anywhere in the process until it ends.
   for (int i = 0; i < 2; ++i) {
     CUDA_OK(cudaSetDevice(i));
     CUDA_OK(cudaMalloc(&temp[i], ranks[i].temp_storage_bytes));
     ranks[i].d_temp_storage = temp[i];
+  }
+  for (int i = 0; i < 2; ++i) {
+    CUDA_OK(cudaSetDevice(i));
     CUDA_OK(cudaStreamBeginCapture(both.local.streams[i], cudaStreamCaptureModeGlobal));
   }
   CUDA_OK(nccl::AllReduceSum(ranks, 2, exact));
@@ -113,11 +118,11 @@ TEST_F(Nccl, CorrectlyRoundedAllReduceInGraphs) {
   }
   for (int i = 0; i < 2; ++i) {
     CUDA_OK(cudaSetDevice(i));
-    cudaGraphExecDestroy(exec[i]);
-    cudaGraphDestroy(graph[i]);
-    cudaFree(temp[i]);
-    cudaFree(out[i]);
-    cudaFree(whole[i]);
+    CUDA_OK(cudaGraphExecDestroy(exec[i]));
+    CUDA_OK(cudaGraphDestroy(graph[i]));
+    CUDA_OK(cudaFree(temp[i]));
+    CUDA_OK(cudaFree(out[i]));
+    CUDA_OK(cudaFree(whole[i]));
   }
 }
 

@@ -2,6 +2,7 @@
 // on device 1 is never used on device 0, and the reverse), and releasing one device's state while
 // the other reduces leaves the other alone. Label `multigpu`: skipped with fewer than two GPUs,
 // failed instead under GPUREDUCE_REQUIRE_GPU=1.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -74,10 +75,20 @@ TEST(TwoDevices, ReleaseLeavesTheOtherDeviceAlone) {
   ASSERT_EQ(cudaMemset(out.get(), kPoisonByte, kSums * sizeof(std::int32_t)), cudaSuccess);
   std::size_t bytes = 0;
   ASSERT_EQ(DeviceReduce::Sum(nullptr, bytes, in.get(), out.get(), kItems), cudaSuccess);
+  std::size_t slot_call_bytes = 0;
+  ASSERT_EQ(DeviceReduce::Sum(nullptr, slot_call_bytes, in.get(), out.get(), std::int64_t(1) << 20),
+            cudaSuccess);
+  bytes = std::max(bytes, slot_call_bytes);
   DeviceBuffer<unsigned char> temp(bytes);
   cudaStream_t s = nullptr;
   ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  // A sum below the streaming range takes the stream's slot, so device 1 holds state; the long
+  // sums (streaming: no slot) keep device 1 busy while device 0 releases.
+  constexpr std::int64_t kSlotItems = std::int64_t(1) << 20;
+  ASSERT_EQ(DeviceReduce::Sum(temp.get(), bytes, in.get(), out.get(), kSlotItems, s), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+  ASSERT_GT(chunks_of(context1), 0u) << "device 1's stream took no slot: nothing to leave alone";
   for (int k = 0; k < kSums; ++k)
     ASSERT_EQ(DeviceReduce::Sum(temp.get(), bytes, in.get(), out.get() + k, kItems, s), cudaSuccess);
 
