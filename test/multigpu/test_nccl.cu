@@ -88,17 +88,26 @@ TEST_F(Nccl, CorrectlyRoundedAllReduceInGraphs) {
   cudaGraph_t graph[2];
   cudaGraphExec_t exec[2];
   // Every allocation before the first capture begins: a global-mode capture refuses cudaMalloc
-  // anywhere in the process until it ends.
+  // anywhere in the process until it ends. And one call outside the capture: the first
+  // collective of a communicator sets up its connections (NCCL 2.22 on connects lazily), which a
+  // capture cannot hold. On 2x H200 (2026-11-26) the captured call failed (cudaErrorUnknown from
+  // an NCCL call) when it was the first; this warm-up is the fix under test, not yet run there.
   for (int i = 0; i < 2; ++i) {
     CUDA_OK(cudaSetDevice(i));
     CUDA_OK(cudaMalloc(&temp[i], ranks[i].temp_storage_bytes));
     ranks[i].d_temp_storage = temp[i];
   }
+  ASSERT_EQ(nccl::AllReduceSum(ranks, 2, exact), cudaSuccess) << last_error_message();
+  for (int i = 0; i < 2; ++i) {
+    CUDA_OK(cudaSetDevice(i));
+    CUDA_OK(cudaStreamSynchronize(both.local.streams[i]));
+  }
   for (int i = 0; i < 2; ++i) {
     CUDA_OK(cudaSetDevice(i));
     CUDA_OK(cudaStreamBeginCapture(both.local.streams[i], cudaStreamCaptureModeGlobal));
   }
-  CUDA_OK(nccl::AllReduceSum(ranks, 2, exact));
+  const cudaError_t captured = nccl::AllReduceSum(ranks, 2, exact);
+  EXPECT_EQ(captured, cudaSuccess) << last_error_message();
   for (int i = 0; i < 2; ++i) {
     CUDA_OK(cudaSetDevice(i));
     CUDA_OK(cudaStreamEndCapture(both.local.streams[i], &graph[i]));
