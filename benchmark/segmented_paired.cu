@@ -129,6 +129,15 @@ Shape unsorted(Shape s, std::mt19937_64& rng) {
   return t;
 }
 
+bool starts_with(const std::string& name, const char* prefix) { return name.rfind(prefix, 0) == 0; }
+
+// The sweep's offsets shape: 2^26 items in segments of 2^k.
+Shape sweep_offsets(int k) {
+  const std::int64_t size = std::int64_t(1) << k, n = (std::int64_t(1) << 26) / size;
+  return contiguous("2^" + std::to_string(k) + " items", std::vector<std::int64_t>(std::size_t(n), size),
+                    k <= 5 ? 0.5 : 1.0);
+}
+
 std::vector<Shape> issue_shapes(std::mt19937_64& rng) {
   std::vector<Shape> shapes;
   const std::int64_t million = 1 << 20;
@@ -323,21 +332,20 @@ int run(int argc, char** argv) {
   // point per class), offsets only.
   const bool quick = std::getenv("GPUREDUCE_SEGMENTED_QUICK") != nullptr;
   const auto in_quick = [](const std::string& name) {
-    return name.rfind("sizes 256-4K", 0) == 0 || name.rfind("a few of 10M+", 0) == 0 ||
-           name.rfind("power law", 0) == 0;
+    return starts_with(name, "sizes 256-4K") || starts_with(name, "a few of 10M+") ||
+           starts_with(name, "power law");
   };
   for (const Shape& s : shapes) {
     if (quick && !in_quick(s.name)) continue;
     bench.upload(s);
     bench.pair("The issue's shapes", s, 0);
-    if (s.name.rfind("a few of 10M+", 0) == 0) bench.against_device_wide(s);
+    if (starts_with(s.name, "a few of 10M+")) bench.against_device_wide(s);
   }
   // GB/s against segment size: 2^26 items, offsets and fixed size.
   for (int k = 0; k <= 24; ++k) {
     if (quick && k != 8 && k != 10 && k != 12 && k != 13 && k != 15 && k != 17 && k != 20) continue;
-    const std::int64_t size = std::int64_t(1) << k, n = (std::int64_t(1) << 26) / size;
-    Shape offsets = contiguous("2^" + std::to_string(k) + " items", std::vector<std::int64_t>(std::size_t(n), size),
-                               k <= 5 ? 0.5 : 1.0);
+    const Shape offsets = sweep_offsets(k);
+    const std::int64_t size = std::int64_t(1) << k, n = offsets.segments();
     bench.upload(offsets);
     bench.pair("Segment size sweep, offset arrays", offsets, size);
     if (quick) continue;
@@ -346,17 +354,16 @@ int run(int argc, char** argv) {
   }
   // Min over a few shapes: the kernel's other operators share its registers (a check, not a target).
   for (const Shape& s : shapes) {
-    if (quick || (s.name.rfind("sizes 256-4K", 0) != 0 && s.name.rfind("a few of 10M+", 0) != 0))
+    if (quick || !(starts_with(s.name, "sizes 256-4K") || starts_with(s.name, "a few of 10M+")))
       continue;
     bench.upload(s);
     bench.pair("Min, float", s, 0, true);
   }
   for (int k : {8, 12, 16}) {
     if (quick) break;
-    const std::int64_t size = std::int64_t(1) << k, n = (std::int64_t(1) << 26) / size;
-    Shape offsets = contiguous("2^" + std::to_string(k) + " items", std::vector<std::int64_t>(std::size_t(n), size));
+    const Shape offsets = sweep_offsets(k);
     bench.upload(offsets);
-    bench.pair("Min, float", offsets, size, true);
+    bench.pair("Min, float", offsets, std::int64_t(1) << k, true);
   }
   write_markdown(bench.rows, device, stdout);
   if (argc > 1) {

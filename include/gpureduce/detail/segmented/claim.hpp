@@ -1,7 +1,8 @@
 // Segmented reductions: work lists claimed in runs. One counter hands the reduce kernel's warps
 // (and, separately, its blocks) consecutive entries of a work list; a claim takes a run whose
-// length is a share of what was left at the claimer's previous claim (guided self-scheduling,
-// Polychronopoulos and Kuck, 1987): long runs while much is left, single entries at the end.
+// length is a share of what is left (guided self-scheduling, Polychronopoulos and Kuck, 1987):
+// long runs while much is left, single entries at the end. What is left is read off the counter
+// as the worker's run in hand reaches its last piece, just before the next claim is made.
 // Why: claims of one entry each were serialised on the counter, about 1 ns each (2^18 warp-class
 // segments took 275 us with offsets against 74 fixed size, H200 2026-11-26), and each entry's
 // list slot and offsets were a memory round trip before its first data load; a run reads those for
@@ -25,8 +26,8 @@ inline constexpr unsigned long long kClaimShare = 4;
 // block its first 32 threads, in one round trip.
 inline constexpr unsigned long long kMaxRun = 32;
 
-// The length of the run a worker asks for, having seen `seen` of `total` entries handed out
-// (its last claim's first entry plus that claim's length: a lower bound of the counter now).
+// The length of the run a worker asks for, having seen `seen` of `total` entries handed out (a
+// lower bound of the counter now).
 GPUREDUCE_HD constexpr unsigned long long guided_run(unsigned long long total,
                                                      unsigned long long seen,
                                                      unsigned long long workers) {
@@ -36,10 +37,26 @@ GPUREDUCE_HD constexpr unsigned long long guided_run(unsigned long long total,
 }
 
 #if defined(__CUDACC__)
-// The counter as it stands, to size a later claim: a relaxed read (a size, not a synchronisation).
-__device__ __forceinline__ unsigned peek_counter(const unsigned long long* counter) {
-  return unsigned(*reinterpret_cast<const volatile unsigned long long*>(counter));
-}
+// The claiming thread's read of the counter (lane 0 of a warp, thread 0 of a block; the others
+// hold no counter), taken as the piece `last` of the run in hand begins: it sizes the claim after
+// the one in flight, a run's work fresher than that claim's own result. Relaxed (a size, not a
+// synchronisation), and held in a register: stored to shared memory, the load would stall the
+// thread until it arrived. No counter once a run of one has been asked for: every later one is
+// one too (sizes only shrink as the counter grows), and each read is one more access to the
+// counter every worker's atomics already queue on.
+struct CounterPeek {
+  const unsigned long long* counter;
+  unsigned last;
+  unsigned seen;
+  __device__ __forceinline__ void at(unsigned piece) {
+    if (counter != nullptr && piece == last)
+      seen = unsigned(*reinterpret_cast<const volatile unsigned long long*>(counter));
+  }
+  // Entries handed out, at least: the counter as read, or the end of the claim in hand.
+  __device__ __forceinline__ unsigned handed_out(unsigned first, unsigned held) const {
+    return seen > first + held ? seen : first + held;
+  }
+};
 #endif
 
 }  // namespace gpureduce::detail::segmented

@@ -52,25 +52,22 @@ __device__ void reduce_warp_work(const Args<P>& a, unsigned warp_count, unsigned
   const std::int64_t batches = ceil_div(a.num_segments, kWarpThreads);
   for (std::int64_t b = global_warp(); b < batches; b += grid_warps()) reduce_batch(a, b, stage);
   // 32-bit: the list holds fewer than 2^31 entries, and claims overshoot by at most 32 a warp.
-  // The next claim is sized by the counter as it stood when the last run's last segment began
-  // (or the first claim's end, if later): a size from the run before would be a run's work
-  // stale, and stale sizes leave long runs to a few warps at the end (claim.hpp).
+  // Each claim is sized by the counter as the warp's last run reached its last segment (claim.hpp).
   unsigned long long* counter = &a.control->next_warp;
   const bool leader = threadIdx.x % kWarpThreads == 0;
   const unsigned workers = unsigned(grid_warps());
   unsigned held = unsigned(guided_run(warp_count, 0, workers));
   unsigned claim = leader ? unsigned(atomicAdd(counter, held)) : 0u;
-  unsigned first = __shfl_sync(kFullWarpMask, claim, 0), seen = 0;
+  unsigned first = __shfl_sync(kFullWarpMask, claim, 0);
+  CounterPeek peek{nullptr, 0u, 0u};
   while (first < warp_count) {
-    const unsigned ask = unsigned(guided_run(
-        warp_count, seen > first + held ? seen : first + held, workers));
+    const unsigned ask = unsigned(guided_run(warp_count, peek.handed_out(first, held), workers));
     if (leader) claim = unsigned(atomicAdd(counter, ask));
     const unsigned run = held < warp_count - first ? held : warp_count - first;
-    // Once a run of one is asked for, every later one is one (sizes only shrink as the counter
-    // grows): the counter is read only while they can still shrink (each read is one more access
-    // to the counter every warp's atomics already queue on).
-    seen = reduce_warp_run(a, first, int(run), a.num_segments, ask > 1 ? counter : nullptr);
-    seen = __shfl_sync(kFullWarpMask, seen, 0);
+    peek.counter = leader && ask > 1 ? counter : nullptr;
+    peek.last = run - 1;
+    reduce_warp_run(a, first, int(run), a.num_segments, peek);
+    peek.seen = __shfl_sync(kFullWarpMask, peek.seen, 0);
     first = __shfl_sync(kFullWarpMask, claim, 0);
     held = ask;
   }
@@ -86,7 +83,7 @@ template <class P>
 __device__ void reduce_block_work(const Args<P>& a, unsigned chunks, unsigned split_count,
                                   unsigned front_count, BlockShared<typename P::Accum>& sh) {
   const unsigned units = chunks + front_count;
-  RunPeek peek{nullptr, 0u, 0u};  // thread 0's
+  CounterPeek peek{nullptr, 0u, 0u};
   if (threadIdx.x == 0) {
     sh.ask = unsigned(guided_run(units, 0, gridDim.x));
     sh.claimed = unsigned(atomicAdd(&a.control->next_unit, sh.ask));
@@ -98,10 +95,9 @@ __device__ void reduce_block_work(const Args<P>& a, unsigned chunks, unsigned sp
     __syncthreads();  // every thread has read the claim before thread 0 replaces it
     unsigned next = 0;  // thread 0's claim in flight: stored after the run, so never waited on
     if (threadIdx.x == 0) {
-      sh.ask = unsigned(guided_run(units, peek.seen > first + held ? peek.seen : first + held,
-                                   gridDim.x));
+      sh.ask = unsigned(guided_run(units, peek.handed_out(first, held), gridDim.x));
       next = unsigned(atomicAdd(&a.control->next_unit, sh.ask));
-      peek.counter = sh.ask > 1 ? &a.control->next_unit : nullptr;  // as the warps' (above)
+      peek.counter = sh.ask > 1 ? &a.control->next_unit : nullptr;
     }
     peek.last = end - 1;
     if (first < chunks)

@@ -68,18 +68,6 @@ struct RunShared {
   bool last;
 };
 
-// Thread 0's read of the claim counter, taken as the run's last piece (unit `last`) begins: it
-// sizes the block's next claim but one (claim.hpp). Held in a register: a load written to shared
-// memory would stall thread 0 until it arrived.
-struct RunPeek {
-  const unsigned long long* counter;
-  unsigned last;
-  unsigned seen;
-  __device__ __forceinline__ void at(unsigned unit) {
-    if (threadIdx.x == 0 && unit == last && counter != nullptr) seen = peek_counter(counter);
-  }
-};
-
 // The block lets go of ring slots [first, end) once their partials are folded: the slots' next
 // generation may write.
 template <class P>
@@ -96,7 +84,7 @@ __device__ void release_units(const Args<P>& a, unsigned first, unsigned end) {
 template <class P>
 __device__ void reduce_split_units(const Args<P>& a, unsigned entry, int k, unsigned first,
                                    unsigned end, typename P::Accum* warp_totals, RunShared& run,
-                                   RunPeek& peek) {
+                                   CounterPeek& peek) {
   using Accum = typename P::Accum;
   using S = Shape<sizeof(typename P::In)>;
   const std::int64_t begin = run.begin[k], length = run.length[k];
@@ -136,7 +124,7 @@ __device__ void reduce_split_units(const Args<P>& a, unsigned entry, int k, unsi
 template <class P>
 __device__ void reduce_split_run(const Args<P>& a, unsigned first, unsigned end,
                                  unsigned split_count, typename P::Accum* warp_totals,
-                                 RunShared& run, RunPeek& peek) {
+                                 RunShared& run, CounterPeek& peek) {
   using S = Shape<sizeof(typename P::In)>;
   const unsigned entry0 = find_split_entry(a.split, split_count, first);
   const unsigned spanned = end - first < split_count - entry0 ? end - first : split_count - entry0;
@@ -157,13 +145,12 @@ __device__ void reduce_split_run(const Args<P>& a, unsigned first, unsigned end,
 }
 
 // Entries [first, end) of the block list (the front of the work list; units unit0 on of the
-// block-level work), at most kMaxRun: thread k
-// reads entry first + k's segment and offsets, all in one round trip, then the block reduces the
-// segments one after another, each whole.
+// block-level work), at most kMaxRun: thread k reads entry first + k's segment and offsets, all in
+// one round trip, then the block reduces the segments one after another, each whole.
 template <class P>
 __device__ void reduce_front_run(const Args<P>& a, unsigned first, unsigned end, unsigned unit0,
                                  typename P::Accum* warp_totals, typename P::Accum* handover,
-                                 RunShared& run, RunPeek& peek) {
+                                 RunShared& run, CounterPeek& peek) {
   if (threadIdx.x < end - first) {
     const unsigned segment = a.list[first + threadIdx.x];
     if (a.leave_zero) a.list[first + threadIdx.x] = 0;  // this thread's own read above

@@ -150,15 +150,13 @@ __device__ __forceinline__ void reduce_batch(const Args<P>& a, std::int64_t batc
 
 // Entries [first, first + run) of the warp list (the back of the work list), run <= 32: lane k
 // reads entry first + k's segment and offsets, all in one round trip, then the warp reduces the
-// segments one after another, each whole. Returns, on lane 0, the claim counter as it stood when
-// the run's last segment began (claim.hpp: what sizes the warp's next claim but one), if
-// `counter` is given; else 0.
+// segments one after another, each whole; `peek` reads the claim counter as piece `peek.last`
+// begins (claim.hpp).
 template <class P>
-__device__ __forceinline__ unsigned reduce_warp_run(const Args<P>& a, unsigned first, int run,
-                                                    std::int64_t list_capacity,
-                                                    const unsigned long long* counter) {
+__device__ __forceinline__ void reduce_warp_run(const Args<P>& a, unsigned first, int run,
+                                                std::int64_t list_capacity, CounterPeek& peek) {
   const int lane = int(threadIdx.x) % kWarpThreads;
-  unsigned segment = 0, seen = 0;
+  unsigned segment = 0;
   std::int64_t begin = 0, length = 0;
   if (lane < run) {
     unsigned* slot = a.list + (list_capacity - 1 - std::int64_t(first + unsigned(lane)));
@@ -168,14 +166,13 @@ __device__ __forceinline__ unsigned reduce_warp_run(const Args<P>& a, unsigned f
     length = a.end[segment] - begin;
   }
   for (int k = 0; k < run; ++k) {
-    if (k == run - 1 && lane == 0 && counter != nullptr) seen = peek_counter(counter);
+    peek.at(unsigned(k));
     const unsigned s = __shfl_sync(kFullWarpMask, segment, k);
     const std::int64_t b = __shfl_sync(kFullWarpMask, begin, k);
     const std::int64_t l = __shfl_sync(kFullWarpMask, length, k);
     const typename P::Accum total = warp_reduce<typename P::Accum>(a.source.reader(b), l, a.op);
     if (lane == 0) a.out[s] = a.finish(total);
   }
-  return seen;
 }
 
 }  // namespace gpureduce::detail::segmented
