@@ -83,6 +83,9 @@ template <class P>
 __device__ void reduce_block_work(const Args<P>& a, unsigned chunks, unsigned split_count,
                                   unsigned front_count, BlockShared<typename P::Accum>& sh) {
   const unsigned units = chunks + front_count;
+  // Fewer chunks than ring slots: every chunk finds its slot in the first generation, so no block
+  // waits for a slot and the folds need not release theirs (a release store is a fence).
+  const bool ring_wraps = chunks > (1u << a.ring_log2);
   CounterPeek peek{nullptr, 0u, 0u};
   if (threadIdx.x == 0) {
     sh.ask = unsigned(guided_run(units, 0, gridDim.x));
@@ -101,8 +104,8 @@ __device__ void reduce_block_work(const Args<P>& a, unsigned chunks, unsigned sp
     }
     peek.last = end - 1;
     if (first < chunks)
-      reduce_split_run(a, first, end < chunks ? end : chunks, split_count, sh.warp_totals(),
-                       sh.run, peek);
+      reduce_split_run(a, first, end < chunks ? end : chunks, split_count, ring_wraps,
+                       sh.warp_totals(), sh.run, peek);
     if (end > chunks) {
       const unsigned front_first = (first > chunks ? first : chunks) - chunks;
       reduce_front_run(a, front_first, end - chunks, chunks + front_first, sh.warp_totals(),

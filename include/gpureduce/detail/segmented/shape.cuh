@@ -26,12 +26,16 @@ inline constexpr std::int64_t kGroupMaxItems = 32 * kGroupItemsPerLane;
 // KiB CUB's block already streams one full tile (256 x 16 floats). Reasoned from CUB's policy and
 // Little's law; the issue's benchmark is where to confirm it (docs/segmented.md, 'Thresholds').
 inline constexpr std::int64_t kWarpMaxBytes = std::int64_t(16) << 10;
-// Above it a block takes the segment, in chunks of at most 64 KiB: the block's tree then costs
-// about 0.2 us against 4 rounds of its 16 KiB of loads, and a segment split across blocks has a
-// chunk per 64 KiB, enough pieces to spread a few huge segments over every SM. At most 1024
-// chunks (then larger ones): the fold reads 4 partials a thread, and no more than one wave of
-// blocks (1056 on an H100) has use for a segment's chunks at once.
-inline constexpr std::int64_t kChunkBytes = std::int64_t(64) << 10;
+// Above it a block takes the segment, in chunks of at most 128 KiB. A split segment costs its blocks
+// a search of the split table per run, a ticket (a fence and an atomic) and a fold: on an H100 the
+// 2^26-float sweep's time grew by about 7 us of block time per split segment, so fewer, larger
+// chunks; 128 KiB still cuts a few huge segments into enough pieces for every SM (4 x 16M floats:
+// 512 chunks). H100 against 64
+// KiB (quick segmented rows, 2026-11-26): 2^15-float segments 133 -> 99 us (CUB 91), the power
+// law 91 -> 85, 4 x 16M 104 -> 103 (docs/tuning.md, 'Chunk size'). At most 1024 chunks (then larger
+// ones): the fold reads 4 partials a thread, and no more than one wave of blocks (1056 on an H100)
+// has use for a segment's chunks at once.
+inline constexpr std::int64_t kChunkBytes = std::int64_t(128) << 10;
 inline constexpr std::int64_t kMaxChunks = 1024;
 // Chunk boundaries fall on multiples of 16 items, so a vector never straddles two chunks (16 is
 // the most items a 16-byte vector holds).

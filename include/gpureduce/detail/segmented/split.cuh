@@ -29,22 +29,59 @@
 
 namespace gpureduce::detail::segmented {
 
-// The entry whose units hold `unit`: the last with base <= unit (classify hands out entries and
+// What the block's threads share about the run in hand: the split entries it spans, or the block
+// list's segments, one per unit (at most kMaxRun of either).
+struct RunShared {
+  std::int64_t begin[kMaxRun];
+  std::int64_t length[kMaxRun];
+  unsigned base[kMaxRun];  // split entries: the first unit (below 2^26)
+  unsigned segment[kMaxRun];
+  bool last;
+};
+
+// The split entries of a run that starts at unit `first` and holds `units` units, into `run`;
+// returns the first one's index: the last entry with base <= first (classify hands out entries and
 // bases with one atomic, so bases grow with the index and each entry's units follow the last's).
-// The whole block probes 256 entries a step (one barrier each): one step up to 256 split
-// segments, two up to 65536.
-__device__ __forceinline__ unsigned find_split_entry(const SplitEntry* split, unsigned count,
-                                                     unsigned unit) {
+// The whole block probes 256 entries a round (one barrier each): the bases alone while more than
+// 256 are left, then a round in which thread t reads entry lo + t whole, so the entries the run
+// spans arrive with the round trip that finds them: one round trip up to 256 split segments, two
+// up to 65536 (field by field: other blocks are counting on the tickets).
+__device__ __forceinline__ unsigned load_split_run(const SplitEntry* split, unsigned count,
+                                                   unsigned first, unsigned units,
+                                                   RunShared& run) {
   unsigned lo = 0, n = count;
-  while (n > 1) {
+  while (n > unsigned(kBlockThreads)) {
     const unsigned step = (n + kBlockThreads - 1) / kBlockThreads;
     const unsigned probe = threadIdx.x * step;
-    const bool at_or_below = probe < n && split[lo + probe].base <= unit;  // true on thread 0
-    const unsigned j = unsigned(__syncthreads_count(at_or_below)) - 1u;   // probes: a prefix
+    const bool at_or_below = probe < n && split[lo + probe].base <= first;  // true on thread 0
+    const unsigned j = unsigned(__syncthreads_count(at_or_below)) - 1u;    // probes: a prefix
     lo += j * step;
     n = n - j * step < step ? n - j * step : step;
   }
-  return lo;
+  const unsigned t = threadIdx.x;
+  const bool held = lo + t < count;
+  const SplitEntry* mine = split + (held ? lo + t : lo);
+  const std::int64_t begin = mine->begin, length = mine->length;
+  const unsigned long long base = mine->base;
+  const unsigned segment = mine->segment;
+  const unsigned j = unsigned(__syncthreads_count(t < n && base <= first)) - 1u;
+  const unsigned entry0 = lo + j;
+  const unsigned spanned = units < count - entry0 ? units : count - entry0;
+  if (t >= j && t < j + spanned) {
+    run.begin[t - j] = begin;
+    run.length[t - j] = length;
+    run.base[t - j] = unsigned(base);
+    run.segment[t - j] = segment;
+  }
+  if (t < spanned && j + t >= unsigned(kBlockThreads)) {  // past this round's 256 entries
+    const SplitEntry& e = split[entry0 + t];
+    run.begin[t] = e.begin;
+    run.length[t] = e.length;
+    run.base[t] = unsigned(e.base);
+    run.segment[t] = e.segment;
+  }
+  __syncthreads();
+  return entry0;
 }
 
 __device__ __forceinline__ void wait_for_slot(unsigned* epoch, unsigned generation) {
@@ -58,16 +95,6 @@ __device__ __forceinline__ void release_slot(unsigned* epoch, unsigned next_gene
   ref.store(next_generation, ::cuda::memory_order_release);
 }
 
-// What the block's threads share about the run in hand: the split entries it spans, or the block
-// list's segments, one per unit (at most kMaxRun of either).
-struct RunShared {
-  std::int64_t begin[kMaxRun];
-  std::int64_t length[kMaxRun];
-  unsigned base[kMaxRun];  // split entries: the first unit (below 2^26)
-  unsigned segment[kMaxRun];
-  bool last;
-};
-
 // The block lets go of ring slots [first, end) once their partials are folded: the slots' next
 // generation may write.
 template <class P>
@@ -79,12 +106,12 @@ __device__ void release_units(const Args<P>& a, unsigned first, unsigned end) {
 
 // Units [first, end) of the split entry held in run slot k: each chunk's partial into its ring
 // slot, then the tickets for all of them at once; the block that draws the segment's last ticket
-// folds its partials in chunk order, writes the output and frees the slots. A run that holds the
-// whole segment takes no ticket: it is the last.
+// folds its partials in chunk order, writes the output and frees the slots (where the ring wraps:
+// else no chunk waits for one). A run that holds the whole segment takes no ticket: it is the last.
 template <class P>
 __device__ void reduce_split_units(const Args<P>& a, unsigned entry, int k, unsigned first,
-                                   unsigned end, typename P::Accum* warp_totals, RunShared& run,
-                                   CounterPeek& peek) {
+                                   unsigned end, bool ring_wraps, typename P::Accum* warp_totals,
+                                   RunShared& run, CounterPeek& peek) {
   using Accum = typename P::Accum;
   using S = Shape<sizeof(typename P::In)>;
   const std::int64_t begin = run.begin[k], length = run.length[k];
@@ -114,7 +141,7 @@ __device__ void reduce_split_units(const Args<P>& a, unsigned entry, int k, unsi
     if (threadIdx.x == 0) a.out[run.segment[k]] = a.finish(total);
     for (std::int64_t c = threadIdx.x; a.leave_zero && c < chunking.count; c += kBlockThreads)
       store_zero(a.partials + ((base + c) & slot_mask));  // read by this thread above
-    release_units(a, base, base + unsigned(chunking.count));
+    if (ring_wraps) release_units(a, base, base + unsigned(chunking.count));
   }
   __syncthreads();  // run and warp_totals are reused
 }
@@ -123,23 +150,16 @@ __device__ void reduce_split_units(const Args<P>& a, unsigned entry, int k, unsi
 // split entries, consecutive.
 template <class P>
 __device__ void reduce_split_run(const Args<P>& a, unsigned first, unsigned end,
-                                 unsigned split_count, typename P::Accum* warp_totals,
-                                 RunShared& run, CounterPeek& peek) {
+                                 unsigned split_count, bool ring_wraps,
+                                 typename P::Accum* warp_totals, RunShared& run,
+                                 CounterPeek& peek) {
   using S = Shape<sizeof(typename P::In)>;
-  const unsigned entry0 = find_split_entry(a.split, split_count, first);
-  const unsigned spanned = end - first < split_count - entry0 ? end - first : split_count - entry0;
-  if (threadIdx.x < spanned) {  // field by field: other blocks are counting on the tickets
-    const SplitEntry& e = a.split[entry0 + threadIdx.x];
-    run.begin[threadIdx.x] = e.begin;
-    run.length[threadIdx.x] = e.length;
-    run.base[threadIdx.x] = unsigned(e.base);
-    run.segment[threadIdx.x] = e.segment;
-  }
-  __syncthreads();
+  const unsigned entry0 = load_split_run(a.split, split_count, first, end - first, run);
   for (int k = 0; first < end; ++k) {
     const unsigned units = unsigned(S::chunking(run.length[k]).count);
     const unsigned stop = end < run.base[k] + units ? end : run.base[k] + units;
-    reduce_split_units(a, entry0 + unsigned(k), k, first, stop, warp_totals, run, peek);
+    reduce_split_units(a, entry0 + unsigned(k), k, first, stop, ring_wraps, warp_totals, run,
+                       peek);
     first = stop;
   }
 }
