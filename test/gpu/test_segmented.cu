@@ -643,8 +643,13 @@ TEST(SegmentedDescribe, NamesTheClassesAndCounts) {
   const SegmentList s = contiguous("describe", {0, 3, 100, 1000, 10000, 100000});
   DeviceSegments<std::int64_t> offsets(s);
   const std::string text = DeviceSegmentedReduce::describe<float>(s.size(), offsets.begin(), offsets.end());
-  for (const char* part : {"6 segments", "1 empty", "1 by 1 lane", "1 by 32 lanes", "1 a warp each",
-                           "1 a block each", "1 split into 7 chunks", "blocks x 256 threads"})
+  // The 100000-float segment's chunks: shape.cuh's rule (4 since chunks are 128 KiB, 7 at 64 KiB).
+  const std::string split =
+      "1 split into " + std::to_string(detail::segmented::Shape<4>::chunking(100000).count) + " chunks";
+  for (const std::string& part : {std::string("6 segments"), std::string("1 empty"),
+                                 std::string("1 by 1 lane"), std::string("1 by 32 lanes"),
+                                 std::string("1 a warp each"), std::string("1 a block each"), split,
+                                 std::string("blocks x 256 threads")})
     EXPECT_NE(text.find(part), std::string::npos) << part << " not in: " << text;
   const std::string fixed = DeviceSegmentedReduce::describe<float>(1000, 17);
   EXPECT_NE(fixed.find("a group of 8 lanes"), std::string::npos) << fixed;

@@ -91,7 +91,7 @@ TEST_F(Nccl, CorrectlyRoundedAllReduceInGraphs) {
   // anywhere in the process until it ends. And one call outside the capture: the first
   // collective of a communicator sets up its connections (NCCL 2.22 on connects lazily), which a
   // capture cannot hold. On 2x H200 (2026-11-26) the captured call failed (cudaErrorUnknown from
-  // an NCCL call) when it was the first; this warm-up is the fix under test, not yet run there.
+  // an NCCL call) when it was the first; with this warm-up it succeeded (2x H100, same day).
   for (int i = 0; i < 2; ++i) {
     CUDA_OK(cudaSetDevice(i));
     CUDA_OK(cudaMalloc(&temp[i], ranks[i].temp_storage_bytes));
@@ -108,9 +108,18 @@ TEST_F(Nccl, CorrectlyRoundedAllReduceInGraphs) {
   }
   const cudaError_t captured = nccl::AllReduceSum(ranks, 2, exact);
   EXPECT_EQ(captured, cudaSuccess) << last_error_message();
+  // Every capture ends before any graph is instantiated: while one global-mode capture is open,
+  // cudaGraphInstantiate anywhere in the process fails (2x H100, 2026-11-26: error 900 for GPU 0's
+  // graph, GPU 1's capture still open, and the test then hung). Nor may an early return leave one
+  // open.
+  cudaError_t ended[2];
   for (int i = 0; i < 2; ++i) {
     CUDA_OK(cudaSetDevice(i));
-    CUDA_OK(cudaStreamEndCapture(both.local.streams[i], &graph[i]));
+    ended[i] = cudaStreamEndCapture(both.local.streams[i], &graph[i]);
+  }
+  for (int i = 0; i < 2; ++i) ASSERT_EQ(ended[i], cudaSuccess) << cudaGetErrorString(ended[i]);
+  for (int i = 0; i < 2; ++i) {
+    CUDA_OK(cudaSetDevice(i));
     CUDA_OK(cudaGraphInstantiate(&exec[i], graph[i], 0));
   }
   for (int replay = 0; replay < 2; ++replay) {
