@@ -5,8 +5,7 @@
 //   - block class: the front of the work list (a block each);
 //   - split class: an entry of the split table with a range of chunk units, while the table has
 //     room; past it, the front of the work list (one block, the same chunks and bits).
-// It also arms the ring's epochs and flagged slots and each split entry's ticket for the reduce
-// kernel. Appends are
+// It also arms the ring's epochs and each split entry's ticket for the reduce kernel. Appends are
 // one atomic per warp and class; the lists' order is whatever the atomics made it, and no result
 // depends on it (every segment's order is its own: shape.cuh).
 #pragma once
@@ -27,8 +26,6 @@ struct ClassifyArgs {
   Control* control;
   unsigned* epochs;
   unsigned ring_slots;
-  std::uint64_t* ring_words;  // flagged ring slots (ring.cuh), zeroed here; 0 words: plain slots
-  std::int64_t ring_word_count;
   SplitEntry* split;
   unsigned split_capacity;
   unsigned* list;  // num_segments entries: front and back lists never meet
@@ -107,7 +104,6 @@ __global__ void __launch_bounds__(kBlockThreads) classify_kernel(ClassifyArgs a)
   const std::int64_t threads = std::int64_t(gridDim.x) * kBlockThreads;
   const std::int64_t segment = std::int64_t(blockIdx.x) * kBlockThreads + threadIdx.x;
   for (std::int64_t i = segment; i < a.ring_slots; i += threads) a.epochs[i] = 0;
-  for (std::int64_t i = segment; i < a.ring_word_count; i += threads) a.ring_words[i] = 0;
   std::int64_t begin = 0, length = 0;
   if (segment < a.num_segments) {
     begin = a.begin[segment];

@@ -127,7 +127,7 @@ std::string describe_offsets(std::int64_t num_segments, const std::int64_t* d_be
          grid_text(reinterpret_cast<const void*>(reduce_kernel<P>), options, INT64_MAX) +
          ": the warp-level work, then block units claimed in order); " + state_text(options) +
          ". Temp storage: " +
-         std::to_string(general_layout(num_segments, kRingSlotBytes<typename P::Accum>).total) + " bytes.";
+         std::to_string(general_layout(num_segments, sizeof(typename P::Accum)).total) + " bytes.";
 }
 
 template <class C>

@@ -130,7 +130,7 @@ FixedPlan fixed_plan(std::int64_t num_segments, std::int64_t segment_size) {
 template <class P>
 std::size_t temp_bytes_for(const Call<P>& c) {
   if (c.fixed) return fixed_plan<P>(c.num_segments, c.segment_size).temp_bytes;
-  return general_layout(c.num_segments, kRingSlotBytes<typename P::Accum>).total;
+  return general_layout(c.num_segments, sizeof(typename P::Accum)).total;
 }
 
 // Where the call runs: device, its facts and context, whether PDL is allowed, whether the stream
@@ -238,7 +238,7 @@ cudaError_t run_general(const Call<P>& c) {
   unsigned grid = 1;
   if (error == cudaSuccess)
     error = grid_for(d, reinterpret_cast<const void*>(kReduce), c.options, INT64_MAX, grid);
-  const GeneralLayout l = general_layout(c.num_segments, kRingSlotBytes<typename P::Accum>);
+  const GeneralLayout l = general_layout(c.num_segments, sizeof(typename P::Accum));
   auto* temp = static_cast<unsigned char*>(c.temp);
   Args<P> a = kernel_args(c);
   if (error == cudaSuccess) error = control_block(c, d, temp + l.control, a.control);
@@ -251,16 +251,8 @@ cudaError_t run_general(const Call<P>& c) {
   a.split_capacity = unsigned(l.split_capacity);
   a.list = reinterpret_cast<unsigned*>(temp + l.list);
   a.write_status = reads_status(c.options, d);
-  const ClassifyArgs ca{c.begin,
-                        c.end,
-                        c.num_segments,
-                        a.control,
-                        a.epochs,
-                        unsigned(l.ring_slots),
-                        reinterpret_cast<std::uint64_t*>(a.partials),
-                        l.ring_slots * kRingWords<typename P::Accum>,
-                        a.split,
-                        a.split_capacity,
+  const ClassifyArgs ca{c.begin,  c.end,   c.num_segments,       a.control,
+                        a.epochs, unsigned(l.ring_slots), a.split, a.split_capacity,
                         a.list};
   error = launch(kClassify, unsigned(ceil_div(c.num_segments, kBlockThreads)), d, c.stream,
                  "gpureduce: launching the segment classify kernel", ca);

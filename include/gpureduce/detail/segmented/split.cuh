@@ -1,10 +1,10 @@
 // Segmented reductions: the chunks of a split segment, each a unit of the reduce kernel's
 // block-level work, which blocks claim in runs of consecutive units (claim.hpp). A block reduces
 // its run's chunks of a segment (block_per_segment.cuh), puts each partial in the ring slot of its
-// unit (ring.cuh) and takes the segment's tickets for them with one atomic; the block that draws
-// the last ticket (or whose run held every chunk) folds the segment's partials in chunk order
-// (fold.cuh), writes the output and releases the slots. The bits do not depend on which block ran
-// which chunk, nor in what order they finished.
+// unit and takes the segment's tickets for them with one atomic; the block that draws the last
+// ticket (or whose run held every chunk) folds the segment's partials in chunk order (fold.cuh),
+// writes the output and releases the slots. The bits do not depend on which block ran which
+// chunk, nor in what order they finished.
 //
 // The ring (state.cuh) has R slots; unit u uses slot u mod R, generation u / R, and may write it
 // once generation u / R - 1 has been folded (the slot's epoch says how many generations were). A
@@ -20,10 +20,10 @@
 #include <cuda/atomic>
 
 #include "../device_memory.cuh"
+#include "../pipeline/ticket.cuh"
 #include "block_per_segment.cuh"
 #include "claim.hpp"
 #include "fold.cuh"
-#include "ring.cuh"
 #include "shape.cuh"
 #include "state.cuh"
 
@@ -117,7 +117,6 @@ __device__ void reduce_split_units(const Args<P>& a, unsigned entry, int k, unsi
   const std::int64_t begin = run.begin[k], length = run.length[k];
   const unsigned base = run.base[k];
   const Chunking chunking = S::chunking(length);
-  const Ring<Accum> ring{reinterpret_cast<unsigned char*>(a.partials), a.ring_log2};
   const unsigned slot_mask = (1u << a.ring_log2) - 1u;
   for (unsigned u = first; u < end; ++u) {
     peek.at(u);
@@ -125,21 +124,23 @@ __device__ void reduce_split_units(const Args<P>& a, unsigned entry, int k, unsi
         reduce_chunk(a, begin, length, chunking, std::int64_t(u - base), warp_totals);
     if (threadIdx.x == 0) {
       wait_for_slot(a.epochs + (u & slot_mask), u >> a.ring_log2);
-      ring.put(u, partial);
+      a.partials[u & slot_mask] = partial;
     }
     __syncthreads();  // warp_totals is reused by the next chunk
   }
   if (threadIdx.x == 0) {
     const unsigned taken = end - first, count = unsigned(chunking.count);
-    run.last = taken == count || ring.take_tickets(&a.split[entry].ticket, taken) + taken == count;
+    run.last = taken == count || take_tickets(&a.split[entry].ticket, taken) + taken == count;
   }
   __syncthreads();
   if (run.last) {
-    const auto load = [&](std::int64_t c) { return ring.take(base + unsigned(c)); };
+    const auto load = [&](std::int64_t c) {
+      return load_cg(a.partials + ((base + c) & slot_mask));
+    };
     const Accum total = fold_chunk_partials<Accum>(chunking.count, load, a.op, warp_totals);
     if (threadIdx.x == 0) a.out[run.segment[k]] = a.finish(total);
     for (std::int64_t c = threadIdx.x; a.leave_zero && c < chunking.count; c += kBlockThreads)
-      ring.clear(base + unsigned(c));  // read by this thread above
+      store_zero(a.partials + ((base + c) & slot_mask));  // read by this thread above
     if (ring_wraps) release_units(a, base, base + unsigned(chunking.count));
   }
   __syncthreads();  // run and warp_totals are reused

@@ -1,7 +1,7 @@
 // Segmented reductions: what the kernels are given, and where everything lives in temp storage.
 //
 // General offsets (classify, then the reduce kernel):
-//   [status: 16 B][control block: 48 B][ring epochs: R x 4 B][ring: R slots (ring.cuh)]
+//   [status: 16 B][control block: 48 B][ring epochs: R x 4 B][ring: R partials]
 //   [split entries: min(n, kMaxSplitSegments) x 32 B][work list: n x 4 B]
 // Fixed-size segments: the chunk partials of every segment when they are split, else nothing.
 // Every size depends on num_segments (and segment_size, and the accumulator's size) only, never
@@ -61,14 +61,13 @@ inline std::int64_t ring_slots_for(std::int64_t num_segments) {
 // one-block path, which otherwise takes 4 GiB of input to reach.
 inline std::int64_t split_table_limit = kMaxSplitSegments;
 
-// slot_bytes: one ring slot (ring.cuh's kRingSlotBytes).
-inline GeneralLayout general_layout(std::int64_t num_segments, std::size_t slot_bytes) {
+inline GeneralLayout general_layout(std::int64_t num_segments, std::size_t accum_bytes) {
   static_assert(sizeof(Control) <= 48 && sizeof(SplitEntry) == 32);
   GeneralLayout l;
   l.ring_slots = ring_slots_for(num_segments);
   l.split_capacity = num_segments < split_table_limit ? num_segments : split_table_limit;
   l.ring = align_up(l.epochs + std::size_t(l.ring_slots) * 4, 256);
-  l.split = align_up(l.ring + std::size_t(l.ring_slots) * slot_bytes, 256);
+  l.split = align_up(l.ring + std::size_t(l.ring_slots) * accum_bytes, 256);
   l.list = l.split + std::size_t(l.split_capacity) * sizeof(SplitEntry);
   l.total = align_up(l.list + std::size_t(num_segments) * 4, 256);
   return l;
