@@ -13,6 +13,7 @@
 //                                       the rows for benchmark/segmented_plot.py)
 // With GPUREDUCE_SEGMENTED_QUICK=1 in the environment, a dozen rows, for comparing builds.
 #include <algorithm>
+#include <iterator>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -342,8 +343,11 @@ int run(int argc, char** argv) {
     if (starts_with(s.name, "a few of 10M+")) bench.against_device_wide(s);
   }
   // GB/s against segment size: 2^26 items, offsets and fixed size.
+  // The quick rows' sweep points: one or two a class and the split class's chunk counts.
+  constexpr int kQuickSweep[] = {8, 10, 12, 13, 15, 17, 20};
   for (int k = 0; k <= 24; ++k) {
-    if (quick && k != 8 && k != 10 && k != 12 && k != 13 && k != 15 && k != 17 && k != 20) continue;
+    if (quick && std::find(std::begin(kQuickSweep), std::end(kQuickSweep), k) == std::end(kQuickSweep))
+      continue;
     const Shape offsets = sweep_offsets(k);
     const std::int64_t size = std::int64_t(1) << k, n = offsets.segments();
     bench.upload(offsets);

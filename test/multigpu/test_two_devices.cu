@@ -68,6 +68,9 @@ TEST(TwoDevices, ReleaseLeavesTheOtherDeviceAlone) {
   ASSERT_EQ(cudaSetDevice(1), cudaSuccess);
   const unsigned long long context1 = current_context_id();
   constexpr std::int64_t kItems = std::int64_t(1) << 28;
+  // A sum below the streaming range takes the stream's slot, so device 1 holds state; the long
+  // sums (streaming: no slot) keep device 1 busy while device 0 releases.
+  constexpr std::int64_t kSlotItems = std::int64_t(1) << 20;
   constexpr int kSums = 10;
   DeviceBuffer<std::int32_t> in(kItems), out(kSums);
   ASSERT_TRUE(in.ok() && out.ok());
@@ -76,16 +79,12 @@ TEST(TwoDevices, ReleaseLeavesTheOtherDeviceAlone) {
   std::size_t bytes = 0;
   ASSERT_EQ(DeviceReduce::Sum(nullptr, bytes, in.get(), out.get(), kItems), cudaSuccess);
   std::size_t slot_call_bytes = 0;
-  ASSERT_EQ(DeviceReduce::Sum(nullptr, slot_call_bytes, in.get(), out.get(), std::int64_t(1) << 20),
-            cudaSuccess);
+  ASSERT_EQ(DeviceReduce::Sum(nullptr, slot_call_bytes, in.get(), out.get(), kSlotItems), cudaSuccess);
   bytes = std::max(bytes, slot_call_bytes);
   DeviceBuffer<unsigned char> temp(bytes);
   cudaStream_t s = nullptr;
   ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  // A sum below the streaming range takes the stream's slot, so device 1 holds state; the long
-  // sums (streaming: no slot) keep device 1 busy while device 0 releases.
-  constexpr std::int64_t kSlotItems = std::int64_t(1) << 20;
   ASSERT_EQ(DeviceReduce::Sum(temp.get(), bytes, in.get(), out.get(), kSlotItems, s), cudaSuccess);
   ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
   ASSERT_GT(chunks_of(context1), 0u) << "device 1's stream took no slot: nothing to leave alone";
