@@ -282,6 +282,36 @@ TEST(ExactModel, Bfloat16PairsAddExactlyInAFloat) {
   }
 }
 
+// The warp's shared finish (thread_sum.cuh's finish_in_shared_window, block_combine.cuh's
+// warp_window_into_row): 32 windows up to kWindowSpread fields apart, each at its worst case (a
+// full window's sum, just below 2^53 of its units, either sign), added as integers at the lowest
+// window, equal the 32 windows added at their own places; and the total stays below 2^62.
+TEST(ExactModel, WarpAddsWindowsOfSpreadStartsAtTheLowest) {
+  std::mt19937_64 rng(seed());
+  for (int trial = 0; trial < 20000; ++trial) {
+    const int base = 1 + int(rng() % std::uint64_t(kLastWindowStart - kWindowSpread));
+    ExactState<FloatFamily> apart{}, together{};
+    std::int64_t total = 0;
+    for (int lane = 0; lane < 32; ++lane) {
+      const int start = base + (lane == 0 ? 0 : int(rng() % std::uint64_t(kWindowSpread + 1)));
+      const double largest = std::ldexp(0x1p53 - 1, start - 150);  // 2^53 - 1 window units
+      const double sum = trial % 2 == 0 ? largest * ((rng() & 1) ? 1 : -1)
+                                        : std::ldexp(double(std::int64_t(rng() >> 11) - (1ll << 52)), start - 150);
+      unsigned seen = 0;
+      add_scaled(apart.limb, window_integer(sum, start, seen), window_position(start));
+      const std::int64_t shifted = window_integer_at(sum, start, base, seen);
+      ASSERT_LT(std::abs(shifted), std::int64_t(1) << 57);
+      total += shifted;
+    }
+    ASSERT_LT(std::abs(total), std::int64_t(1) << 62);
+    add_scaled(together.limb, total, window_position(base));
+    normalize(apart.limb);
+    normalize(together.limb);
+    for (int i = 0; i < FloatFamily::kLimbs; ++i)
+      ASSERT_EQ(apart.limb[i], together.limb[i]) << "trial " << trial << ", limb " << i;
+  }
+}
+
 TEST(ExactModel, EmptyIsPositiveZero) {
   const std::vector<float> none;
   EXPECT_TRUE(same_bits(model_sum<float, float>(none, 1, 3), 0.0f));

@@ -127,8 +127,8 @@ __device__ __forceinline__ void combine_thread_limbs_by_warps(const ThreadLimbs&
 }
 
 // The common end of the vectorized rung's float family: every lane's sum is one integer at one
-// position (a window the warp shares, or a half sum), so the warp adds the integers (below 2^53
-// each, 2^58 for 32) in five shuffles and lane 0 writes the total's three pieces into the warp's
+// position (the warp's lowest window, or a half sum), so the warp adds the integers (below 2^57
+// each, 2^62 for 32) in five shuffles and lane 0 writes the total's three pieces into the warp's
 // row, instead of ten limbs a thread, four at a time. Warp 0 totals the rows as above.
 __device__ __forceinline__ void warp_window_into_row(std::int64_t n, int position, long long* slots) {
   long long sum = n;

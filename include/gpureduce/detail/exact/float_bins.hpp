@@ -100,6 +100,16 @@ GPUREDUCE_HD double window_scale(int start) {
 GPUREDUCE_HD std::int64_t window_integer(double sum, int start, unsigned& seen) {
   return exact_double_integer(sum, window_scale(start), seen);
 }
+// How far apart the windows of a warp's lanes may start and still be added as integers at the
+// lowest one: a window's integer is below 2^53, shifted up at most 4 places below 2^57, and 32 of
+// them below 2^62. Data of one magnitude open windows a field or two apart (a thread's largest of
+// four uniform inputs lies in [0.5, 1) 15 times in 16), so lanes of small calls rarely share one.
+inline constexpr int kWindowSpread = 4;
+// The window's sum (window starting at `start`) as an integer number of 2^(base - 150), for a
+// base at most kWindowSpread fields below start: exact, below 2^57 in magnitude.
+GPUREDUCE_HD std::int64_t window_integer_at(double sum, int start, int base, unsigned& seen) {
+  return window_integer(sum, start, seen) * (std::int64_t(1) << (start - base));
+}
 
 // bfloat16 inputs two a word (thread_sum.cuh's batch test): per 16-bit half, the largest
 // magnitude and the least nonzero magnitude less one, zero wrapping to 0xffff, above every bound
