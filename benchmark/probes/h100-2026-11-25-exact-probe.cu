@@ -235,7 +235,7 @@ void loops() {
   cudaFree(out);
 }
 
-// `probe grid TYPE` (added 2026-11-26, not yet run): correctly rounded calls at a few grids
+// `probe grid TYPE` (added 2026-11-26; run that evening on an H200, docs/tuning.md): correctly rounded calls at a few grids
 // (Options::grid_blocks; 0 = automatic's rule) from 2^20 to 2^26 uniform inputs, each grid's calls
 // back to back, against CUB: whether fewer, longer-lived threads pay the per-warp fixed costs
 // (docs/tuning.md, 'bfloat16 at 2^24-2^26 stays 1.17-1.47x') less often.
