@@ -100,7 +100,7 @@ struct BlockMemory {
 
 // Float family, one thread's kind (FloatWindowThread, HalfSumThread): it sums its inputs, and the
 // block adds the threads' sums into its state. The vectorized rung's warps add their lanes' sums
-// with shuffles into a row each (at once where the warp's sums share one position), warp 0 totals
+// with shuffles into a row each (at once where the warp's windows lie close), warp 0 totals
 // the rows; the seed rungs sum each limb's column with their own block reduction.
 template <class Rung, int BLOCK, class Thread, class In, class Out>
 __device__ __forceinline__ void sum_float_thread(Thread& thread, const ExactArgs<In, Out>& args,

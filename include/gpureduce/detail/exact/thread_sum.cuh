@@ -261,9 +261,8 @@ struct FloatWindowThread {
   // (windows up to kWindowSpread fields above it shift up; below 2^57 each), and any touched bins
   // straight into the block's state; true only if every lane's window is that close, so that the
   // warp can add the integers as they are (block_combine.cuh's warp_window_into_row). Lanes with
-  // no window hold a zero, which fits anywhere. (Before, a warp with one touched bin took the
-  // generic end, ten limbs a thread: about 500 instructions, for an eighth of the warps on 4M
-  // uniform bfloat16, and their blocks waited for them; ncu, H200, 2026-11-26.)
+  // no window hold a zero, which fits anywhere. The generic end (finish, ten limbs a thread) costs
+  // ~500 instructions a warp: docs/tuning.md, 'The warp's end with spread windows and bins'.
   __device__ __forceinline__ bool finish_in_shared_window(std::int64_t& n, int& position) {
     constexpr int kNoWindow = kLastWindowStart + 1;
     const int lowest = __reduce_min_sync(0xffffffffu, start != 0 ? start : kNoWindow);
