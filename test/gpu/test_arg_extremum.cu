@@ -569,6 +569,73 @@ TEST(ArgExtremumSemantics, FirstNanWins) {
   expect_first_nan_wins<__nv_bfloat16, false>();
 }
 
+// ---- The vectorized rung's batches and the warp's key tree ---------------------------------------
+
+// One warp (a block of 32 threads, one block), so each thread folds five whole batches of four
+// 16-byte vectors (VectorFold: a batch kept only where its extreme beats the thread's best, the
+// first item holding it looked for at the end), then, for the longer n, a ragged batch. The best
+// value is planted at every place p of thread 5's third batch, with ties after it: later in the
+// same batch, at the same place of the thread's next batch, and in lane 4 at a higher index (the
+// warp's key tree then ties two lanes, the lower lane holding the later index). Then a NaN there,
+// with the best finite value just before it and other NaNs after it: {p's index, that NaN}.
+template <class T, bool kMin>
+void expect_first_extreme_in_every_place_of_a_batch() {
+  using A = Arg<T, kMin>;
+  ArgRunner<T, kMin> runner;
+  const Options one_warp{Strategy::vectorized, Pipeline::two_kernel, 32, 1};
+  constexpr std::int64_t kLanes = 32, kPerVector = 16 / sizeof(T), kBatch = 4 * kPerVector;
+  const std::int64_t whole = kLanes * kBatch * 5;
+  for (std::int64_t n : {whole, whole + 2 * kLanes * kPerVector + 3}) {
+    for (int offset : {0, 1}) {
+      const std::uint64_t seed = fresh_seed();
+      DeviceBuffer<T> buffer{std::size_t(n + 1)};
+      ASSERT_TRUE(buffer.ok());
+      T* d_in = buffer.get() + offset;
+      // Items before the first 16-byte boundary go to block 0 alone (the rung's scalar head).
+      const std::int64_t head = offset == 0 ? 0 : (16 - offset * std::int64_t(sizeof(T))) / std::int64_t(sizeof(T));
+      // Item `place` of batch b of lane t: vector t + 32 (4 b + place / kPerVector).
+      auto item = [&](std::int64_t t, std::int64_t b, std::int64_t place) {
+        return head + (t + kLanes * (4 * b + place / kPerVector)) * kPerVector + place % kPerVector;
+      };
+      for (std::int64_t place = 0; place < kBatch; ++place) {
+        const std::int64_t at = item(5, 2, place);
+        const std::string where = A::name() + " place " + std::to_string(place) + " (item " +
+                                  std::to_string(at) + ") " + describe(one_warp, n, offset, seed);
+        SCOPED_TRACE(where);
+        CUDA_OK(fill_random(buffer.get(), n + 1, seed + std::uint64_t(place), Fill::random));
+        const std::int64_t ties[] = {item(5, 2, kBatch - 1), item(5, 3, place), item(4, 3, 0)};
+        for (std::int64_t tie : ties)
+          if (tie != at) CUDA_OK(plant(d_in, tie, A::beyond()));
+        CUDA_OK(plant(d_in, at, A::beyond()));
+        IndexedValue<T> got{};
+        ASSERT_TRUE(runner.ours(d_in, n, one_warp, got));
+        EXPECT_TRUE(same_result(got, IndexedValue<T>{at, A::beyond()}));
+        IndexedValue<T> want{};
+        ASSERT_TRUE(runner.cub(d_in, n, want));
+        EXPECT_TRUE(same_result(got, want)) << "(want: CUB's)";
+        if constexpr (is_floating_v<T>) {
+          const T first_nan = nan_with_payload<T>(3, true);
+          if (place > 0) CUDA_OK(plant(d_in, at - 1, A::beyond()));
+          CUDA_OK(plant(d_in, at, first_nan));
+          for (std::int64_t tie : ties)
+            if (tie != at) CUDA_OK(plant(d_in, tie, nan_with_payload<T>(4, false)));
+          ASSERT_TRUE(runner.ours(d_in, n, one_warp, got));
+          EXPECT_TRUE(same_result(got, IndexedValue<T>{at, first_nan})) << "(a NaN at the place)";
+        }
+      }
+    }
+  }
+}
+
+TEST(ArgExtremumSemantics, FirstExtremeInEveryPlaceOfABatch) {
+  REQUIRE_GPU();
+  expect_first_extreme_in_every_place_of_a_batch<float, true>();
+  expect_first_extreme_in_every_place_of_a_batch<float, false>();
+  expect_first_extreme_in_every_place_of_a_batch<__half, true>();
+  expect_first_extreme_in_every_place_of_a_batch<std::int32_t, false>();
+  expect_first_extreme_in_every_place_of_a_batch<double, true>();  // no batches: the per-vector fold
+}
+
 // ---- Block sizes, grids, temp storage ---------------------------------------------------------------
 
 // Every strategy x runnable pipeline with blocks of 32 and 1024 threads (cub_block: its policy's

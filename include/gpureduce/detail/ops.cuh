@@ -130,6 +130,7 @@ using MaxOp = ExtremumOp<false>;
 // wins, the first NaN's index (as Min/Max: any NaN in, NaN out).
 template <bool kMin>
 struct ArgExtremumOp {
+  static constexpr bool kIsMin = kMin;
   template <class Pair>
   __host__ __device__ Pair operator()(const Pair& a, const Pair& b) const {
     using traits = value_traits<decltype(a.value)>;

@@ -139,6 +139,54 @@ struct IndexedReader : ArrayReaderBase<IndexedReader<In, Accum, Transform>, In, 
       return Base::fold_vector(raw, first, op);
     }
   }
+
+  // Whether batches serve Op (VectorFold): ArgMin/ArgMax of a value whose Min/Max (ExtremumOp)
+  // is one instruction an item: float, the 2-byte floats, integers up to 32 bits.
+  using value_t = std::decay_t<decltype(std::declval<Accum>().value)>;
+  template <class Op>
+  static constexpr bool kFoldsBatches =
+      has_in_order_v<Op> && (std::is_same_v<value_t, float> || is_half_like_v<value_t> ||
+                             (std::is_integral_v<value_t> && sizeof(value_t) <= 4));
+
+  // The extreme value of a batch of vectors by ExtremumOp (NaN wins, as the canonical NaN).
+  template <class Op, int K>
+  __device__ __forceinline__ value_t batch_extreme(const uint4 (&raw)[K]) const {
+    constexpr int kItems = K * ArrayReaderBase<IndexedReader, In, Accum>::kPerVector;
+    In items[kItems];
+    memcpy(items, raw, sizeof(raw));
+    const ExtremumOp<Op::kIsMin> extremum;
+    value_t extreme = transform(items[0]);
+#pragma unroll
+    for (int i = 1; i < kItems; ++i) extreme = extremum(extreme, transform(items[i]));
+    return extreme;
+  }
+
+  // The first item of a batch holding `extreme` (its batch_extreme), as a pair: `==` (either
+  // zero for a zero), or any NaN for a NaN (ExtremumOp's NaN is the canonical one, not the
+  // item's). Vector k of the batch is vector v + k * stride, items head + (v + k * stride) * P ...
+  template <class Op, int K, class Index>
+  __device__ __forceinline__ Accum first_holding(const uint4 (&raw)[K], value_t extreme,
+                                                 Index head, Index v, Index stride) const {
+    using traits = value_traits<value_t>;
+    constexpr int kPer = ArrayReaderBase<IndexedReader, In, Accum>::kPerVector;
+    In items[K * kPer];
+    memcpy(items, raw, sizeof(raw));
+    const bool nan = traits::is_nan(extreme);
+    int at = K * kPer - 1;
+    value_t at_value = transform(items[K * kPer - 1]);
+#pragma unroll
+    for (int i = K * kPer - 2; i >= 0; --i) {
+      const value_t value = transform(items[i]);
+      const bool holds = nan ? traits::is_nan(value) : traits::widen(value) == traits::widen(extreme);
+      at = holds ? i : at;
+      at_value = holds ? value : at_value;
+    }
+    Accum pair;
+    pair.value = at_value;
+    pair.index = std::int64_t(head) + (std::int64_t(v) + std::int64_t(at / kPer) * stride) * kPer +
+                 at % kPer;
+    return pair;
+  }
 };
 
 // Two raw arrays of one type, element i of each combined by `transform(x[i], y[i])` (Dot). Vectors

@@ -1,22 +1,28 @@
 // Block reduction through warp shuffles (seed 000 / 004 R8): each warp folds its lanes with
 // __shfl_down_sync, lane 0 of each warp parks the warp's total in shared memory, and warp 0 folds
 // those. Only a prefix of the threads holds values; a lane combines its neighbour's value only if
-// that neighbour holds one, so no identity element is needed.
+// that neighbour holds one, so no identity element is needed. ArgMin/ArgMax pairs take the warp
+// tree by key instead (arg_extremum_warp.cuh): the same answer, whatever the tree.
 #pragma once
 
 #include "../device_memory.cuh"
+#include "arg_extremum_warp.cuh"
 
 namespace gpureduce::detail {
 
 template <class Accum, class Op>
 __device__ __forceinline__ Accum warp_reduce_prefix(Accum value, int valid_lanes, Op op) {
   const int lane = int(threadIdx.x) & (kWarpThreads - 1);
+  if constexpr (kWarpArgByKey<Op, Accum>) {
+    return warp_arg_extremum<Op::kIsMin>(value, lane < valid_lanes);
+  } else {
 #pragma unroll
-  for (int offset = kWarpThreads / 2; offset > 0; offset >>= 1) {
-    Accum other = shuffle_down(value, offset);
-    if (lane + offset < valid_lanes) value = op(value, other);
+    for (int offset = kWarpThreads / 2; offset > 0; offset >>= 1) {
+      Accum other = shuffle_down(value, offset);
+      if (lane + offset < valid_lanes) value = op(value, other);
+    }
+    return value;
   }
-  return value;
 }
 
 // Lanes 0..31 all hold values: the same shuffles and adds as warp_reduce_prefix with 32 valid
@@ -25,10 +31,14 @@ __device__ __forceinline__ Accum warp_reduce_prefix(Accum value, int valid_lanes
 // lanes below 32. So lane 0 gets the same bits.
 template <class Accum, class Op>
 __device__ __forceinline__ Accum warp_reduce_full(Accum value, Op op) {
+  if constexpr (kWarpArgByKey<Op, Accum>) {
+    return warp_arg_extremum<Op::kIsMin>(value, true);
+  } else {
 #pragma unroll
-  for (int offset = kWarpThreads / 2; offset > 0; offset >>= 1)
-    value = op(value, shuffle_down(value, offset));
-  return value;
+    for (int offset = kWarpThreads / 2; offset > 0; offset >>= 1)
+      value = op(value, shuffle_down(value, offset));
+    return value;
+  }
 }
 
 // The block trees' second stage: after lane 0 of each warp holding values has parked its warp's

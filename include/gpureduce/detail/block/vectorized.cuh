@@ -33,6 +33,86 @@ struct RunningFold {
   }
 };
 
+// Whether Reader folds whole batches of vectors under Op (IndexedReader::fold_batch).
+template <class Reader, class Op, class = void>
+inline constexpr bool kReaderFoldsBatches = false;
+template <class Reader, class Op>
+inline constexpr bool
+    kReaderFoldsBatches<Reader, Op, std::void_t<decltype(Reader::template kFoldsBatches<Op>)>> =
+        Reader::template kFoldsBatches<Op>;
+
+// The vectors of one thread into its RunningFold (vector v holds items head + v * kPerVector
+// ...), each vector's in-order fold as it comes.
+template <class Reader, class Accum, class Op, class Index, int K,
+          bool kByBatch = kReaderFoldsBatches<Reader, Op>>
+struct VectorFold {
+  static constexpr bool kBatches = false;
+  const Reader& read;
+  RunningFold<Accum, Op>& mine;
+  Index head;
+  __device__ __forceinline__ void operator()(const typename Reader::vector_type& raw, Index v) {
+    mine.add_later(read.fold_vector(raw, std::int64_t(head) + std::int64_t(v) * Reader::kPerVector,
+                                    mine.op));
+  }
+};
+
+// ArgMin/ArgMax (a reader with batch_extreme): whole batches of K vectors. A batch costs its
+// extreme value (ExtremumOp, one instruction an item) and, only where that beats the thread's
+// best so far, a copy of the batch's registers; the first item holding the best is looked for
+// once, in the kept batch, at the end. The same pair as the in-order fold of every item (a later
+// item replaces the best only if strictly better, or a NaN over a number), where that fold took
+// about five instructions an item, or four with the search done in each improving batch: every
+// batch of a warp improved some lane's best at 4M floats (ncu, H200, docs/tuning.md 'ArgMin and
+// ArgMax').
+template <class Reader, class Accum, class Op, class Index, int K>
+struct VectorFold<Reader, Accum, Op, Index, K, true> {
+  static constexpr bool kBatches = true;
+  using value_t = typename Reader::value_t;
+  const Reader& read;
+  RunningFold<Accum, Op>& mine;
+  Index head;
+  value_t best{};
+  uint4 best_raw[K] = {};
+  Index best_v = 0, stride = 0;
+  bool has_best = false;
+
+  __device__ __forceinline__ void operator()(const uint4& raw, Index v) {
+    mine.add_later(read.fold_vector(raw, std::int64_t(head) + std::int64_t(v) * Reader::kPerVector,
+                                    mine.op));
+  }
+  __device__ __forceinline__ void batch(const uint4 (&raw)[K], Index v, Index batch_stride) {
+    const value_t extreme = read.template batch_extreme<Op>(raw);
+    if (!has_best || Op::later_wins(best, extreme)) {
+      best = extreme;
+      best_v = v;
+#pragma unroll
+      for (int k = 0; k < K; ++k) best_raw[k] = raw[k];
+      has_best = true;
+    }
+    stride = batch_stride;
+  }
+  // After the last whole batch, before anything else enters `mine` (the ragged batch, then the
+  // scalar head and tail).
+  __device__ __forceinline__ void end_batches() {
+    if (!has_best) return;
+    mine.value = read.template first_holding<Op>(best_raw, best, head, best_v, stride);
+    mine.has_value = true;
+  }
+};
+
+template <int K, class Reader, class Accum, class Op, class Index>
+__device__ __forceinline__ VectorFold<Reader, Accum, Op, Index, K> vector_fold(
+    const Reader& read, RunningFold<Accum, Op>& mine, Index head) {
+  return {read, mine, head};
+}
+
+// Whether Fold takes whole batches (VectorFold over a batch-folding reader); lambdas do not.
+template <class Fold, class = void>
+inline constexpr bool kFoldTakesBatches = false;
+template <class Fold>
+inline constexpr bool kFoldTakesBatches<Fold, std::void_t<decltype(Fold::kBatches)>> =
+    Fold::kBatches;
+
 struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
   // Four 16-byte loads in flight per thread: enough for CUB's bandwidth; eight never won
   // (docs/tuning.md, 'Vectors in flight').
@@ -105,9 +185,17 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
       Vector raw[kVectorsInFlight];
 #pragma unroll
       for (int k = 0; k < kVectorsInFlight; ++k) raw[k] = Reader::load_vector(vectors, v + k * stride);
+      if constexpr (kFoldTakesBatches<Fold>) {
+        fold.batch(raw, v, stride);
+      } else {
 #pragma unroll
-      for (int k = 0; k < kVectorsInFlight; ++k) fold(raw[k], v + k * stride);
+        for (int k = 0; k < kVectorsInFlight; ++k) fold(raw[k], v + k * stride);
+      }
     }
+    // A fold of whole batches hands over before the ragged batch, which goes vector by vector:
+    // as a batch (the missing vectors copies of the first) it was twice the instructions of the
+    // in-order folds at 64K floats, two vectors a thread (ncu, H200).
+    if constexpr (kFoldTakesBatches<Fold>) fold.end_batches();
     if (v < count) {
       Vector raw[kVectorsInFlight];
 #pragma unroll
@@ -132,11 +220,7 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
       const int tid = int(threadIdx.x);
       const std::int64_t threads = BLOCK > 0 ? BLOCK : blockDim.x;  // BLOCK: the cluster kernel
       RunningFold<Accum, Op> mine{op};
-      // The vector's first item's index, for readers that use it (IndexedReader): dead code
-      // for the others.
-      auto fold = [&](const typename Reader::vector_type& raw, std::int64_t v) {
-        mine.add_later(read.fold_vector(raw, l.head + v * Reader::kPerVector, op));
-      };
+      auto fold = vector_fold<kVectorsInFlight>(read, mine, l.head);
       fold_strided_vectors(read, l.head, rank * threads + tid, threads * blocks, l.vectors, fold);
       if (rank == 0) {  // the scalar head and tail (each shorter than a vector) go to block 0
         if (tid < l.head) mine.add(read(tid));
@@ -182,9 +266,7 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
     if (tid < head) head_item = read(tid);
     if (tid < tail) tail_item = read(tail_begin + tid);
     RunningFold<Accum, Op> mine{op};
-    auto fold = [&](const typename Reader::vector_type& raw, int v) {
-      mine.add_later(read.fold_vector(raw, std::int64_t(head + v * Reader::kPerVector), op));
-    };
+    auto fold = vector_fold<kVectorsInFlight>(read, mine, head);
     fold_strided_vectors(read, head, tid, BLOCK, vector_count, fold);
     if (tid < head) mine.add(head_item);
     if (tid < tail) mine.add_later(tail_item);

@@ -56,9 +56,7 @@ __device__ __forceinline__ Accum warp_reduce(const Reader& read, std::int64_t le
   RunningFold<Accum, Op> mine{op};
   if constexpr (VectorizedRung::kVectorizable<Reader>) {
     const VectorizedRung::Layout l = VectorizedRung::layout(read.address(), sizeof(In), length);
-    auto fold = [&](const typename Reader::vector_type& raw, std::int64_t v) {
-      mine.add_later(read.fold_vector(raw, l.head + v * Reader::kPerVector, op));
-    };
+    auto fold = vector_fold<VectorizedRung::kVectorsInFlight>(read, mine, l.head);
     // The scalar head and tail are loaded with the first vectors and folded after the last, in
     // the same order as ever: loaded after, they were one more memory round trip a segment (as
     // VectorizedRung::reduce_one_block).
