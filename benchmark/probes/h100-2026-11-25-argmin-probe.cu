@@ -25,12 +25,13 @@ __global__ void fill(float* x, std::int64_t n) {
 struct Square { __device__ float operator()(float x) const { return x * x; } };
 
 bool g_once = false;
+int g_calls = 1;  // calls an op in the single-n mode (argv[2]; 2026-11-27: 3, for ncu on a call with its input in L2)
 
 template <class Call>
 void measure(const char* name, std::int64_t n, Call call) {
   gpureduce::LaunchPlan plan;
   OK(call(&plan));
-  if (g_once) { OK(call(nullptr)); OK(cudaDeviceSynchronize()); std::printf("%s %lld: %s\n", name, (long long)n, gpureduce::describe(plan).c_str()); return; }
+  if (g_once) { for (int c = 0; c < g_calls; ++c) OK(call(nullptr)); OK(cudaDeviceSynchronize()); std::printf("%s %lld: %s\n", name, (long long)n, gpureduce::describe(plan).c_str()); return; }
   cudaEvent_t a, b;
   OK(cudaEventCreate(&a)); OK(cudaEventCreate(&b));
   std::vector<float> single, host, burst;
@@ -60,9 +61,10 @@ void measure(const char* name, std::int64_t n, Call call) {
 }
 
 int main(int argc, char** argv) {
-  // argv[1]: one n only, timed once per op (for ncu)
+  // argv[1]: one n only, each op called argv[2] times (default once; for ncu)
   const bool once = argc > 1;
   g_once = once;
+  if (argc > 2) g_calls = std::atoi(argv[2]);
   const std::int64_t max_n = std::int64_t(1) << 28;
   float* x; OK(cudaMalloc(&x, max_n * sizeof(float)));
   fill<<<1024, 256>>>(x, max_n); OK(cudaGetLastError());
