@@ -33,7 +33,8 @@ struct RunningFold {
   }
 };
 
-// Whether Reader folds whole batches of vectors under Op (IndexedReader::fold_batch).
+// Whether Reader folds whole batches of vectors under Op (IndexedReader::kFoldsBatches: its
+// batch_extreme and first_holding).
 template <class Reader, class Op, class = void>
 inline constexpr bool kReaderFoldsBatches = false;
 template <class Reader, class Op>
