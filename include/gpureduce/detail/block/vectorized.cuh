@@ -44,10 +44,8 @@ inline constexpr bool
 
 // The vectors of one thread into its RunningFold (vector v holds items head + v * kPerVector
 // ...), each vector's in-order fold as it comes.
-template <class Reader, class Accum, class Op, class Index, int K,
-          bool kByBatch = kReaderFoldsBatches<Reader, Op>>
-struct VectorFold {
-  static constexpr bool kBatches = false;
+template <class Reader, class Accum, class Op, class Index>
+struct VectorByVector {
   const Reader& read;
   RunningFold<Accum, Op>& mine;
   Index head;
@@ -57,6 +55,12 @@ struct VectorFold {
   }
 };
 
+template <class Reader, class Accum, class Op, class Index, int K,
+          bool kByBatch = kReaderFoldsBatches<Reader, Op>>
+struct VectorFold : VectorByVector<Reader, Accum, Op, Index> {
+  static constexpr bool kBatches = false;
+};
+
 // ArgMin/ArgMax (a reader with batch_extreme): whole batches of K vectors. A batch costs its
 // extreme value (ExtremumOp, one instruction an item) and, only where that beats the thread's
 // best so far, a copy of the batch's registers; the first item holding the best is looked for
@@ -64,25 +68,18 @@ struct VectorFold {
 // item replaces the best only if strictly better, or a NaN over a number), where that fold took
 // about five instructions an item, or four with the search done in each improving batch: every
 // batch of a warp improved some lane's best at 4M floats (ncu, H200, docs/tuning.md 'ArgMin and
-// ArgMax').
+// ArgMax'). The ragged last batch goes vector by vector (the base's operator()).
 template <class Reader, class Accum, class Op, class Index, int K>
-struct VectorFold<Reader, Accum, Op, Index, K, true> {
+struct VectorFold<Reader, Accum, Op, Index, K, true> : VectorByVector<Reader, Accum, Op, Index> {
   static constexpr bool kBatches = true;
   using value_t = typename Reader::value_t;
-  const Reader& read;
-  RunningFold<Accum, Op>& mine;
-  Index head;
   value_t best{};
   uint4 best_raw[K] = {};
-  Index best_v = 0, stride = 0;
+  Index best_v = 0;
   bool has_best = false;
 
-  __device__ __forceinline__ void operator()(const uint4& raw, Index v) {
-    mine.add_later(read.fold_vector(raw, std::int64_t(head) + std::int64_t(v) * Reader::kPerVector,
-                                    mine.op));
-  }
-  __device__ __forceinline__ void batch(const uint4 (&raw)[K], Index v, Index batch_stride) {
-    const value_t extreme = read.template batch_extreme<Op>(raw);
+  __device__ __forceinline__ void batch(const uint4 (&raw)[K], Index v) {
+    const value_t extreme = this->read.template batch_extreme<Op>(raw);
     if (!has_best || Op::later_wins(best, extreme)) {
       best = extreme;
       best_v = v;
@@ -90,29 +87,22 @@ struct VectorFold<Reader, Accum, Op, Index, K, true> {
       for (int k = 0; k < K; ++k) best_raw[k] = raw[k];
       has_best = true;
     }
-    stride = batch_stride;
   }
   // After the last whole batch, before anything else enters `mine` (the ragged batch, then the
   // scalar head and tail).
-  __device__ __forceinline__ void end_batches() {
+  __device__ __forceinline__ void end_batches(Index stride) {
     if (!has_best) return;
-    mine.value = read.template first_holding<Op>(best_raw, best, head, best_v, stride);
-    mine.has_value = true;
+    this->mine.value =
+        this->read.template first_holding<Op>(best_raw, best, this->head, best_v, stride);
+    this->mine.has_value = true;
   }
 };
 
 template <int K, class Reader, class Accum, class Op, class Index>
 __device__ __forceinline__ VectorFold<Reader, Accum, Op, Index, K> vector_fold(
     const Reader& read, RunningFold<Accum, Op>& mine, Index head) {
-  return {read, mine, head};
+  return {{read, mine, head}};
 }
-
-// Whether Fold takes whole batches (VectorFold over a batch-folding reader); lambdas do not.
-template <class Fold, class = void>
-inline constexpr bool kFoldTakesBatches = false;
-template <class Fold>
-inline constexpr bool kFoldTakesBatches<Fold, std::void_t<decltype(Fold::kBatches)>> =
-    Fold::kBatches;
 
 struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
   // Four 16-byte loads in flight per thread: enough for CUB's bandwidth; eight never won
@@ -186,8 +176,8 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
       Vector raw[kVectorsInFlight];
 #pragma unroll
       for (int k = 0; k < kVectorsInFlight; ++k) raw[k] = Reader::load_vector(vectors, v + k * stride);
-      if constexpr (kFoldTakesBatches<Fold>) {
-        fold.batch(raw, v, stride);
+      if constexpr (Fold::kBatches) {
+        fold.batch(raw, v);
       } else {
 #pragma unroll
         for (int k = 0; k < kVectorsInFlight; ++k) fold(raw[k], v + k * stride);
@@ -196,7 +186,7 @@ struct VectorizedRung : ShuffleRungDefaults<VectorizedRung> {
     // A fold of whole batches hands over before the ragged batch, which goes vector by vector:
     // as a batch (the missing vectors copies of the first) it was twice the instructions of the
     // in-order folds at 64K floats, two vectors a thread (ncu, H200).
-    if constexpr (kFoldTakesBatches<Fold>) fold.end_batches();
+    if constexpr (Fold::kBatches) fold.end_batches(stride);
     if (v < count) {
       Vector raw[kVectorsInFlight];
 #pragma unroll
