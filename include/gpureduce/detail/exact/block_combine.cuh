@@ -10,6 +10,7 @@
 
 #include "../block/cub_block.cuh"
 #include "block_state.cuh"
+#include "double_combine.cuh"
 #include "thread_sum.cuh"
 
 namespace gpureduce::detail::exact {
@@ -145,54 +146,9 @@ __device__ __forceinline__ void total_rows(BlockExact<FloatFamily>& shared, cons
   const int tid = int(threadIdx.x), lane = tid & 31;
   if (tid >= 32 || lane >= FloatFamily::kLimbs) return;
   long long total = 0;
-  for (int w = 0; w < int(blockDim.x) / 32; ++w) total += slots[w * kWarpSlots + lane];
+#pragma unroll 8
+  for (int w = 0; w < int(blockDim.x) / 32; ++w) total += slots[w * kWarpSlots + lane];  // loads together
   shared.state.limb[lane] += total;
-}
-
-// Likewise for double expansions, with the limbs from the block's lowest as slots: the block's lowest touched limb is the
-// base (a 32-bit shared atomicMin); each warp sums, four at a time, the limbs its pieces touch
-// within 32 of the base, into its row; warp 0's lane j totals limb base + j over the warps. Pieces
-// further up (data of very different magnitudes) take 64-bit atomics at once.
-__device__ __forceinline__ void combine_limbs_by_warps(BlockExact<DoubleFamily>& shared,
-                                                       const Pieces (&pieces)[2], long long* slots) {
-  constexpr int kNone = 1 << 20;
-  const int tid = int(threadIdx.x), lane = tid & 31;
-  int first = kNone;
-#pragma unroll
-  for (int p = 0; p < 2; ++p)
-#pragma unroll
-    for (int k = 0; k < 3; ++k)
-      if (pieces[p].value[k] != 0) first = min(first, pieces[p].index + k);
-  first = __reduce_min_sync(0xffffffffu, first);
-  if (lane == 0 && first != kNone) atomicMin(&shared.base, first);
-  __syncthreads();
-  const int base = shared.base;
-  unsigned near = 0;
-#pragma unroll
-  for (int p = 0; p < 2; ++p)
-#pragma unroll
-    for (int k = 0; k < 3; ++k) {
-      const int offset = pieces[p].index + k - base;
-      if (pieces[p].value[k] == 0) continue;
-      if (offset < kWarpSlots) near |= 1u << offset;
-      else atomicAdd(reinterpret_cast<unsigned long long*>(&shared.state.limb[base + offset]),
-                     static_cast<unsigned long long>(pieces[p].value[k]));
-    }
-  warp_sums_into_row(__reduce_or_sync(0xffffffffu, near), slots + (tid >> 5) * kWarpSlots,
-                     [&](int offset) {
-                       long long sum = 0;
-#pragma unroll
-                       for (int p = 0; p < 2; ++p)
-#pragma unroll
-                         for (int k = 0; k < 3; ++k)
-                           if (pieces[p].index + k == base + offset) sum += pieces[p].value[k];
-                       return sum;
-                     });
-  __syncthreads();
-  if (tid >= 32 || base == kNone || base + lane >= DoubleFamily::kLimbs) return;
-  long long limb = 0;
-  for (int w = 0; w < int(blockDim.x) / 32; ++w) limb += slots[w * kWarpSlots + lane];
-  shared.state.limb[base + lane] += limb;
 }
 
 // The limbs a thread's pieces touch, into the block's mask (for the rungs' combine_limbs).
@@ -218,26 +174,36 @@ __device__ __forceinline__ void count_what_was_seen(BlockExact<Family>& shared, 
   shared.state.count[kItems] = items;
 }
 
-// The counts, and every limb's excess over 32 bits moved up one limb (warp 0, in one pass): limbs
-// end below 2^33 in magnitude, so the states of up to 2^30 blocks add up without overflow. (One
-// block alone rounds its state as it is: round_limbs takes limbs up to 2^62.)
+// Limb base + lane of the state, sealed: its excess over 32 bits moved up one limb (the top limb
+// keeps its own), for warp 0's lanes in passes of 32 limbs from the bottom; `carry_into_pass`
+// takes the last lane's excess on to the next pass. Limbs end below 2^33 in magnitude, so the
+// states of up to 2^30 blocks add up without overflow.
+template <class Family>
+__device__ __forceinline__ long long sealed_limb(const ExactState<Family>& state, int base,
+                                                 long long& carry_into_pass) {
+  constexpr int L = Family::kLimbs;
+  const int lane = int(threadIdx.x & 31), i = base + lane;
+  const long long v = i < L ? state.limb[i] : 0;
+  const bool keeps_all = i >= L - 1;
+  const long long carry = keeps_all ? 0 : v >> 32;
+  long long from_below = __shfl_up_sync(0xffffffffu, carry, 1);
+  if (lane == 0) from_below = carry_into_pass;
+  carry_into_pass = __shfl_sync(0xffffffffu, carry, 31);
+  return (keeps_all ? v : (v & 0xffffffff)) + from_below;
+}
+
+// The counts, and the limbs sealed in place (warp 0; one block alone rounds its state as it is:
+// the rounding takes limbs up to 2^63).
 template <class Family>
 __device__ __forceinline__ void seal_block_state(BlockExact<Family>& shared, std::int64_t items) {
   constexpr int L = Family::kLimbs;
   if (threadIdx.x < 32) {
-    const int lane = int(threadIdx.x);
-    long long carry_into_chunk = 0;
+    long long carry_into_pass = 0;
     for (int base = 0; base < L; base += 32) {
-      const int i = base + lane;
-      const long long v = i < L ? shared.state.limb[i] : 0;
-      const bool keeps_all = i >= L - 1;  // the top limb keeps its excess
-      const long long carry = keeps_all ? 0 : v >> 32;
-      long long from_below = __shfl_up_sync(0xffffffffu, carry, 1);
-      if (lane == 0) from_below = carry_into_chunk;
-      carry_into_chunk = __shfl_sync(0xffffffffu, carry, 31);
-      if (i < L) shared.state.limb[i] = (keeps_all ? v : (v & 0xffffffff)) + from_below;
+      const long long sealed = sealed_limb(shared.state, base, carry_into_pass);
+      if (base + int(threadIdx.x) < L) shared.state.limb[base + threadIdx.x] = sealed;
     }
-    if (lane == 0) count_what_was_seen(shared, items);
+    if (threadIdx.x == 0) count_what_was_seen(shared, items);
   }
   __syncthreads();
 }

@@ -23,7 +23,6 @@ struct BlockExact {
   ExactState<Family> total;  // where the last block (or block 0) folds the grid's states
   unsigned seen;             // a bit per Count that some thread saw
   unsigned mask[kMaskWords<Family>];
-  int base;                  // the block's lowest limb touched (double family)
 
   // Zero (and `warp_slots`, a row per warp), before the first barrier. Loops not unrolled: each
   // runs once or twice a thread, and unrolling them cost a division for the trip count, on every
@@ -35,10 +34,7 @@ struct BlockExact {
     for (int i = tid; i < 2 * ExactState<Family>::kWords; i += threads) words[i] = 0;
 #pragma unroll 1
     for (int i = tid; i < (threads / 32) * kWarpSlots; i += threads) warp_slots[i] = 0;
-    if (tid == 0) {
-      seen = 0;
-      base = 1 << 20;
-    }
+    if (tid == 0) seen = 0;
 #pragma unroll 1
     for (int i = tid; i < kMaskWords<Family>; i += threads) mask[i] = 0;
   }

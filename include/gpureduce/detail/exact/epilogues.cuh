@@ -12,24 +12,25 @@
 #include <cooperative_groups.h>
 
 #include "../pipeline/ticket.cuh"
+#include "block_combine.cuh"
 #include "block_state.cuh"
 #include "exact_args.cuh"
 #include "round.hpp"
+#include "warp_round.cuh"
 
 namespace gpureduce::detail::exact {
 
-// Rounds limbs [lowest, highest] of a state whose range is wider than a register window: out of
-// line, its unrolled loops over every limb stay off the common path.
+// Rounds limbs [lowest, highest] of a state whose range is wider than the warp's span, by one
+// lane: out of line, its unrolled loops over every limb stay off the common path.
 template <class Family, class Out>
 __device__ __noinline__ typename OutFormat<Out>::Bits round_wide_range(ExactState<Family>& state,
                                                                        int lowest, int highest) {
   return round_limbs<Out, Family::kLimbs>(state.limb, lowest, highest, Family::kLsbExponent);
 }
 
-// The state (shared memory; its limbs are clobbered) rounded once into *d_out, by a whole warp:
-// the lanes find the nonzero limbs with ballots, lane 0 rounds that range (round.hpp), in
-// registers when it spans at most 8 limbs (data of one magnitude touch a few: 4 or fewer take a
-// chain half as long, the one-lane step every call ends with).
+// The state (shared memory) rounded once into *d_out, by a whole warp: the lanes find the
+// nonzero limbs with ballots and round that range a limb a lane (warp_round.cuh); a range too wide
+// for the warp (doubles of magnitudes far apart) is lane 0's, out of line.
 template <class Family, class Out>
 __device__ __forceinline__ void write_rounded_by_warp(Out* d_out, ExactState<Family>& state) {
   constexpr int L = Family::kLimbs;
@@ -44,13 +45,15 @@ __device__ __forceinline__ void write_rounded_by_warp(Out* d_out, ExactState<Fam
       highest = base + 31 - __clz(int(nonzero));
     }
   }
-  if (lane != 0) return;
   auto bits = special_result<Out>(state);
   if (bits == 0 && highest >= 0) {
-    if (highest - lowest < 4) bits = round_in_window<Out, 4>(state, lowest, highest);
-    else if (highest - lowest < 8) bits = round_in_window<Out, 8>(state, lowest, highest);
-    else bits = round_wide_range<Family, Out>(state, lowest, highest);
+    if (highest - lowest < kWarpRoundSpan) {
+      bits = round_by_warp<Out>(state.limb, lowest, highest, Family::kLsbExponent);
+    } else if constexpr (Family::kLimbs > kWarpRoundSpan) {
+      if (lane == 0) bits = round_wide_range<Family, Out>(state, lowest, highest);
+    }
   }
+  if (lane != 0) return;
   if (bits == 0) bits = zero_result<Out>(state);  // an exact zero
   *d_out = from_bits<Out>(bits);
 }
@@ -103,27 +106,36 @@ __device__ __forceinline__ bool arrive_last(unsigned* ticket) {
   return last;
 }
 
-// Warp 0 adds the block's nonzero words into its copy of the grid's state, a lane a word
-// (fire-and-forget reductions; one thread testing the words one by one put 15 or 73 shared loads
-// and branches in a row on the last block's path), and thread 0 takes the ticket. The warp barrier
-// orders every lane's adds before thread 0's acq_rel, which publishes them all (release is
-// cumulative: cooperative groups' grid sync likewise has one thread fence after the block's
-// barrier); no fence per lane, which would cost a sequentially consistent fence ('Ticket' in
-// docs/tuning.md). The last block takes every word of every copy out with atomicExch(0), which
-// also leaves the grid's state zero for the next call.
+// The block's state, sealed (seal_block_state's carries, in warp 0's registers) and its nonzero
+// words added into its copy of the grid's state by warp 0, a lane a word (fire-and-forget
+// reductions); then thread 0 takes the ticket. Sealing in registers saves seal_block_state's
+// shared-memory round trip and barrier. The warp barrier orders every lane's adds before thread
+// 0's acq_rel, which publishes them all (release is cumulative: cooperative groups' grid sync
+// likewise has one thread fence after the block's barrier); no fence per lane, which would cost a
+// sequentially consistent fence ('Ticket' in docs/tuning.md). The last block takes every word of
+// every copy out with atomicExch(0), which also leaves the grid's state zero for the next call.
 template <class Family, class In, class Out>
 __device__ __forceinline__ void atomic_epilogue(const ExactArgs<In, Out>& args,
-                                                BlockExact<Family>& shared) {
-  constexpr int W = ExactState<Family>::kWords;
+                                                BlockExact<Family>& shared, std::int64_t items) {
+  constexpr int L = Family::kLimbs, W = ExactState<Family>::kWords;
   __shared__ bool last;
   if (threadIdx.x < 32) {
-    long long* grid = args.template grid_state<Family>(int(blockIdx.x % kGridStates));
-    const long long* mine = words_of(shared.state);
-    for (int w = int(threadIdx.x); w < W; w += 32)
-      if (mine[w] != 0)
-        atomicAdd(reinterpret_cast<unsigned long long*>(grid + w), static_cast<unsigned long long>(mine[w]));
+    const int lane = int(threadIdx.x);
+    auto* grid = reinterpret_cast<unsigned long long*>(
+        args.template grid_state<Family>(int(blockIdx.x % kGridStates)));
+    long long carry_into_pass = 0;
+#pragma unroll
+    for (int base = 0; base < L; base += 32) {
+      const long long sealed = sealed_limb(shared.state, base, carry_into_pass);
+      if (base + lane < L && sealed != 0)
+        atomicAdd(grid + base + lane, static_cast<unsigned long long>(sealed));
+    }
+    if (lane < kCounts) {
+      const long long count = lane == kItems ? items : (shared.seen >> lane) & 1u;
+      if (count != 0) atomicAdd(grid + L + lane, static_cast<unsigned long long>(count));
+    }
     __syncwarp();
-    if (threadIdx.x == 0) last = take_ticket(args.ticket()) == gridDim.x - 1;
+    if (lane == 0) last = take_ticket(args.ticket()) == gridDim.x - 1;
   }
   __syncthreads();
   if (!last) return;

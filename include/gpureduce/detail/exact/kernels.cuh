@@ -149,7 +149,8 @@ __device__ __forceinline__ void sum_float_family(const ExactArgs<In, Out>& args,
 }
 
 // Double family: each thread's double expansion, its remainders in the block's state as they come;
-// at the end the block adds the expansions' pieces into it.
+// at the end the vectorized rung merges the expansions by warps, the seed rungs add their pieces
+// limb by limb with their own block reduction.
 template <class Rung, int BLOCK, class In, class Out>
 __device__ __forceinline__ void sum_double_family(const ExactArgs<In, Out>& args,
                                                   const BlockMemory<DoubleFamily>& m) {
@@ -157,13 +158,15 @@ __device__ __forceinline__ void sum_double_family(const ExactArgs<In, Out>& args
   DoubleExpansionThread thread(shared.state);
   sum_inputs<kVectorLoads<Rung>>(args.d_in, args.num_items, std::int64_t(blockIdx.x),
                                  std::int64_t(gridDim.x), thread);
-  Pieces pieces[2];
-  thread.finish(pieces);
-  block_or(thread.seen, shared.seen);
   if constexpr (kVectorLoads<Rung>) {
-    combine_limbs_by_warps(shared, pieces, m.slots);
+    thread.note_sign_of_zero();
+    block_or(thread.seen, shared.seen);
+    combine_expansions_by_warps(shared, thread.expansion, m.slots);
     __syncthreads();
   } else {
+    Pieces pieces[2];
+    thread.finish(pieces);
+    block_or(thread.seen, shared.seen);
     mark_limbs(pieces, shared.mask);
     __syncthreads();
     combine_limbs<Rung, BLOCK>(shared, pieces, reinterpret_cast<long long*>(m.region), m.tree,
@@ -185,17 +188,16 @@ __device__ __forceinline__ void finish_block(const ExactArgs<In, Out>& args,
     }
     return finish_state(args, shared.state);
   }
-  seal_block_state(shared, blockIdx.x == 0 ? args.num_items : 0);
-  if constexpr (kAtomicOnly) {
-    atomic_epilogue(args, shared);
-  } else {
-    switch (static_cast<Pipeline>(args.pipeline)) {
-      case Pipeline::atomic: atomic_epilogue(args, shared); break;
-      case Pipeline::last_block: last_block_epilogue(args, shared); break;
-      case Pipeline::grid_sync: grid_sync_epilogue(args, shared); break;
-      case Pipeline::cluster: cluster_epilogue(args, shared); break;
-      default: write_partial(args.partial_states(), shared.state); break;  // two_kernel
-    }
+  const std::int64_t items = blockIdx.x == 0 ? args.num_items : 0;  // counted once
+  const auto pipeline = static_cast<Pipeline>(args.pipeline);
+  if constexpr (kAtomicOnly) return atomic_epilogue(args, shared, items);  // seals in registers
+  if (pipeline == Pipeline::atomic) return atomic_epilogue(args, shared, items);
+  seal_block_state(shared, items);
+  switch (pipeline) {
+    case Pipeline::last_block: last_block_epilogue(args, shared); break;
+    case Pipeline::grid_sync: grid_sync_epilogue(args, shared); break;
+    case Pipeline::cluster: cluster_epilogue(args, shared); break;
+    default: write_partial(args.partial_states(), shared.state); break;  // two_kernel
   }
 }
 
