@@ -190,14 +190,18 @@ __device__ __forceinline__ void finish_block(const ExactArgs<In, Out>& args,
   }
   const std::int64_t items = blockIdx.x == 0 ? args.num_items : 0;  // counted once
   const auto pipeline = static_cast<Pipeline>(args.pipeline);
-  if constexpr (kAtomicOnly) return atomic_epilogue(args, shared, items);  // seals in registers
-  if (pipeline == Pipeline::atomic) return atomic_epilogue(args, shared, items);
-  seal_block_state(shared, items);
-  switch (pipeline) {
-    case Pipeline::last_block: last_block_epilogue(args, shared); break;
-    case Pipeline::grid_sync: grid_sync_epilogue(args, shared); break;
-    case Pipeline::cluster: cluster_epilogue(args, shared); break;
-    default: write_partial(args.partial_states(), shared.state); break;  // two_kernel
+  if constexpr (kAtomicOnly) {
+    atomic_epilogue(args, shared, items);  // seals in registers
+  } else if (pipeline == Pipeline::atomic) {
+    atomic_epilogue(args, shared, items);
+  } else {
+    seal_block_state(shared, items);
+    switch (pipeline) {
+      case Pipeline::last_block: last_block_epilogue(args, shared); break;
+      case Pipeline::grid_sync: grid_sync_epilogue(args, shared); break;
+      case Pipeline::cluster: cluster_epilogue(args, shared); break;
+      default: write_partial(args.partial_states(), shared.state); break;  // two_kernel
+    }
   }
 }
 
