@@ -198,6 +198,7 @@ template <class Family>
 __device__ __forceinline__ void seal_block_state(BlockExact<Family>& shared, std::int64_t items) {
   constexpr int L = Family::kLimbs;
   if (threadIdx.x < 32) {
+    __syncwarp();  // the state's last words may be thread 0's (the seed rungs' combine)
     long long carry_into_pass = 0;
     for (int base = 0; base < L; base += 32) {
       const long long sealed = sealed_limb(shared.state, base, carry_into_pass);

@@ -120,6 +120,7 @@ __device__ __forceinline__ void atomic_epilogue(const ExactArgs<In, Out>& args,
   constexpr int L = Family::kLimbs, W = ExactState<Family>::kWords;
   __shared__ bool last;
   if (threadIdx.x < 32) {
+    __syncwarp();  // the state's last words may be thread 0's (the seed rungs' combine)
     const int lane = int(threadIdx.x);
     auto* grid = reinterpret_cast<unsigned long long*>(
         args.template grid_state<Family>(int(blockIdx.x % kGridStates)));
