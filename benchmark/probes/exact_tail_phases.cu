@@ -134,7 +134,7 @@ __global__ void __launch_bounds__(256, 4) marked(ExactArgs<In, Out> args, long l
         atomicAdd(grid + base + lane, static_cast<unsigned long long>(sealed));
     }
     if (lane < kCounts) {
-      const long long count = lane == kItems ? items : (shared.seen >> lane) & 1u;
+      const long long count = block_count(shared, items, lane);
       if (count != 0) atomicAdd(grid + L + lane, static_cast<unsigned long long>(count));
     }
     __syncwarp();

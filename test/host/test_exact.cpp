@@ -353,7 +353,8 @@ void check_random_states(std::uint64_t s) {
     const Out got = round_to_nearest_even<Out>(state);
     ASSERT_TRUE(same_bits(got, want)) << "trial " << trial << " seed " << s << ": " << hex(got)
                                       << " vs MPFR " << hex(want);
-    // The device's windows of 4 and 8 limbs, where the nonzero range fits them.
+    // Windows of 4 and 8 limbs, where the nonzero range fits them (the device's rounding before
+    // the warp's; round_in_window for any W).
     int lowest = L, highest = -1;
     for (int i = 0; i < L; ++i)
       if (state.limb[i] != 0) lowest = std::min(lowest, i), highest = i;

@@ -167,11 +167,16 @@ __device__ __forceinline__ void mark_limbs(const Pieces (&pieces)[2], unsigned* 
   for (int w = 0; w < kMaskWords<DoubleFamily>; ++w) block_or(words[w], mask[w]);
 }
 
-// What the threads saw, as the block's counts (0 or 1 each), and the block's share of the items.
+// Count k of the block: its share of the items, or whether some thread saw what count k counts.
+template <class Family>
+__device__ __forceinline__ long long block_count(const BlockExact<Family>& shared,
+                                                 std::int64_t items, int k) {
+  return k == kItems ? items : (shared.seen >> k) & 1u;
+}
+// Every count of the block into its state.
 template <class Family>
 __device__ __forceinline__ void count_what_was_seen(BlockExact<Family>& shared, std::int64_t items) {
-  for (int k = kNaNs; k < kCounts; ++k) shared.state.count[k] = (shared.seen >> k) & 1u;
-  shared.state.count[kItems] = items;
+  for (int k = 0; k < kCounts; ++k) shared.state.count[k] = block_count(shared, items, k);
 }
 
 // Limb base + lane of the state, sealed: its excess over 32 bits moved up one limb (the top limb

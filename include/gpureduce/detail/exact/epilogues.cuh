@@ -132,7 +132,7 @@ __device__ __forceinline__ void atomic_epilogue(const ExactArgs<In, Out>& args,
         atomicAdd(grid + base + lane, static_cast<unsigned long long>(sealed));
     }
     if (lane < kCounts) {
-      const long long count = lane == kItems ? items : (shared.seen >> lane) & 1u;
+      const long long count = block_count(shared, items, lane);
       if (count != 0) atomicAdd(grid + L + lane, static_cast<unsigned long long>(count));
     }
     __syncwarp();

@@ -67,8 +67,8 @@ GPUREDUCE_HD typename OutFormat<Out>::Bits round_magnitude(std::uint64_t m, bool
 // bits with sign; 0 for an exact zero (the caller decides its sign). The range is clobbered.
 // Normalising it leaves a carry out of its top limb, whose sign is the value's; a negative value is
 // negated within the range, and its magnitude is then the range's 32-bit digits under a 64-bit top
-// digit. Every loop runs over all N with the range as a predicate, so that a device caller's
-// window of limbs in registers is indexed by constants only. Host and device run this same code.
+// digit. Every loop runs over all N with the range as a predicate, so that a window of limbs in
+// registers is indexed by constants only. Host and device run this same code.
 template <class Out, int N, class Limbs>
 GPUREDUCE_HD typename OutFormat<Out>::Bits round_limbs(Limbs& limb, int lowest, int highest,
                                                        int lsb_exponent) {
@@ -162,8 +162,9 @@ GPUREDUCE_HD Out from_bits(typename OutFormat<Out>::Bits bits) {
 }
 
 // Limbs [lowest, highest] of the state (highest - lowest < W; none nonzero outside), rounded in a
-// window of W limbs copied out: the device's form, in registers, where round_limbs's loops run over
-// all W, so its chain of dependent 64-bit steps is as long as W, not the state.
+// window of W limbs copied out, where round_limbs's loops run over all W: its chain of dependent
+// 64-bit steps is as long as W, not the state. The host's form (round_to_nearest_even); the
+// device rounds by a warp (warp_round.cuh), and ranges too wide for it with round_limbs itself.
 template <class Out, int W, class Family>
 GPUREDUCE_HD typename OutFormat<Out>::Bits round_in_window(const ExactState<Family>& state,
                                                            int lowest, int highest) {
