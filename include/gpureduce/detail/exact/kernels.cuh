@@ -96,7 +96,18 @@ struct BlockMemory {
   long long* slots;       // a row of kWarpSlots words per warp
   long long* tree;        // the rung's own buffer
   long long* scratch;     // the rung's global scratch (kUsesGlobalScratch), else null
+  // Whether warp 0 alone takes the block's state on after the combine (one block rounding its
+  // own state, or the atomic epilogue): the combine then ends with a warp's barrier, not the block's.
+  bool warp0_finishes;
 };
+
+// The end of the vectorized rung's combine: the lanes that wrote the state's last words are warp
+// 0's, so where warp 0 alone reads it next a warp barrier is enough (two block barriers fewer on a
+// one-block call's path, one on the atomic pipeline's).
+__device__ __forceinline__ void end_of_combine(bool warp0_finishes) {
+  if (warp0_finishes) __syncwarp();
+  else __syncthreads();
+}
 
 // Float family, one thread's kind (FloatWindowThread, HalfSumThread): it sums its inputs, and the
 // block adds the threads' sums into its state. The vectorized rung's warps add their lanes' sums
@@ -122,7 +133,7 @@ __device__ __forceinline__ void sum_float_thread(Thread& thread, const ExactArgs
     }
     __syncthreads();
     total_rows(shared, m.slots);
-    __syncthreads();
+    end_of_combine(m.warp0_finishes);
   } else {
     ThreadLimbs limbs;
     thread.finish(limbs);
@@ -162,7 +173,7 @@ __device__ __forceinline__ void sum_double_family(const ExactArgs<In, Out>& args
     thread.note_sign_of_zero();
     block_or(thread.seen, shared.seen);
     combine_expansions_by_warps(shared, thread.expansion, m.slots);
-    __syncthreads();
+    end_of_combine(m.warp0_finishes);
   } else {
     Pieces pieces[2];
     thread.finish(pieces);
@@ -183,8 +194,9 @@ __device__ __forceinline__ void finish_block(const ExactArgs<In, Out>& args,
     if (args.state_out != nullptr) {
       seal_block_state(shared, args.num_items);
     } else {
+      if (threadIdx.x >= 32) return;  // warp 0 rounds (warp0_finishes)
       if (threadIdx.x == 0) count_what_was_seen(shared, args.num_items);
-      __syncthreads();
+      __syncwarp();
     }
     return finish_state(args, shared.state);
   }
@@ -220,6 +232,8 @@ __device__ __forceinline__ void exact_sum_block(const ExactArgs<In, Out>& args) 
   m.scratch = Rung::kUsesGlobalScratch ? args.template scratch<Family>(gridDim.x) +
                                              std::int64_t(blockIdx.x) * blockDim.x
                                        : nullptr;
+  m.warp0_finishes = gridDim.x == 1 ? args.state_out == nullptr
+                                    : kAtomicOnly || static_cast<Pipeline>(args.pipeline) == Pipeline::atomic;
   m.exact->clear(m.slots);
   __syncthreads();
   if constexpr (std::is_same_v<Family, FloatFamily>) sum_float_family<Rung, BLOCK>(args, m);
