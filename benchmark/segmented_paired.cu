@@ -6,9 +6,9 @@
 // unsorted and overlapping offsets, 2^24 segments), then a sweep of segment sizes 2^0..2^24 over
 // 2^26 items, with offset arrays and as fixed-size segments (CUB given offsets from a counting
 // iterator), the few huge segments against one device-wide reduction of the same bytes, and Min
-// against cub::DeviceSegmentedReduce::Min on a few shapes.
+// and ArgMin against cub::DeviceSegmentedReduce::Min and ::ArgMin on a few shapes.
 // GB/s counts the bytes a call must move: items, offsets (16 bytes a segment; none for fixed
-// size) and outputs. Inputs: k * 2^-24, k uniform in [-2^24, 2^24] \ {0}, made on the GPU (inputs.hpp).
+// size) and outputs (4 bytes a segment, ArgMin's too). Inputs: k * 2^-24, k uniform in [-2^24, 2^24] \ {0}, made on the GPU (inputs.hpp).
 //   gpureduce_segmented_paired OUT.md   (also prints the tables; writes OUT.csv beside OUT.md,
 //                                       the rows for benchmark/segmented_plot.py)
 // With GPUREDUCE_SEGMENTED_QUICK=1 in the environment, a dozen rows, for comparing builds.
@@ -23,6 +23,7 @@
 #include <vector>
 
 #include <cub/device/device_reduce.cuh>
+#include <cub/util_type.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
@@ -178,9 +179,13 @@ struct TimesSize {
   __host__ __device__ std::int64_t operator()(std::int64_t i) const { return i * size; }
 };
 
+enum class Reduction { sum, min, argmin };
+
 struct Bench {
   float* input = nullptr;
   float* out = nullptr;
+  void* arg_out = nullptr;  // ArgMin's outputs, ours (16 bytes a segment) and CUB's (8 bytes)
+  std::size_t arg_capacity = 0;
   std::int64_t* begin = nullptr;
   std::int64_t* end = nullptr;
   void* temp = nullptr;
@@ -199,7 +204,8 @@ struct Bench {
   }
 
   // Ours and CUB on one shape (offsets uploaded already, or fixed size).
-  void pair(const std::string& table, const Shape& s, std::int64_t sweep_size, bool min = false) {
+  void pair(const std::string& table, const Shape& s, std::int64_t sweep_size,
+            Reduction reduction = Reduction::sum) {
     using R = gpureduce::DeviceSegmentedReduce;
     const std::int64_t n = s.segments(), size = s.fixed_size;
     float* const in = input;  // the lambdas copy what they use, never the shape's offsets
@@ -217,7 +223,17 @@ struct Bench {
       theirs = [=](void* t, std::size_t& b) {
         return cub::DeviceSegmentedReduce::Sum(t, b, in, sums, n, counting_begin, counting_end);
       };
-    } else if (min) {
+    } else if (reduction == Reduction::argmin) {
+      auto* const pairs = static_cast<gpureduce::IndexedValue<float>*>(
+          temp_for(std::size_t(n) * 24, arg_out, arg_capacity));
+      auto* const cub_pairs = reinterpret_cast<cub::KeyValuePair<int, float>*>(pairs + n);
+      ours = [=](void* t, std::size_t& b) {
+        return R::ArgMin(t, b, in, pairs, n, offsets_begin, offsets_end);
+      };
+      theirs = [=](void* t, std::size_t& b) {
+        return cub::DeviceSegmentedReduce::ArgMin(t, b, in, cub_pairs, n, offsets_begin, offsets_end);
+      };
+    } else if (reduction == Reduction::min) {
       ours = [=](void* t, std::size_t& b) {
         return R::Min(t, b, in, sums, n, offsets_begin, offsets_end);
       };
@@ -239,8 +255,15 @@ struct Bench {
     const Timing timing = time_paired([&] { std::size_t b = bytes; CHECK_OURS(ours(t, b)); },
                                       [&] { std::size_t b = cub_bytes; CHECK(theirs(ct, b)); });
     add({table, s.name, n, sweep_size, s.items(), s.bytes(), s.target, timing,
-         s.fixed_size >= 0 ? "CUB, counting-iterator offsets"
-                           : (min ? "cub::DeviceSegmentedReduce::Min" : "cub::DeviceSegmentedReduce::Sum")});
+         s.fixed_size >= 0 ? "CUB, counting-iterator offsets" : competitor_name(reduction)});
+  }
+
+  static const char* competitor_name(Reduction reduction) {
+    switch (reduction) {
+      case Reduction::min: return "cub::DeviceSegmentedReduce::Min";
+      case Reduction::argmin: return "cub::DeviceSegmentedReduce::ArgMin";
+      default: return "cub::DeviceSegmentedReduce::Sum";
+    }
   }
 
   // The few huge segments against one device-wide reduction of the same items (CUB's).
@@ -356,18 +379,21 @@ int run(int argc, char** argv) {
     Shape fixed{offsets.name, {}, {}, n * size, size, offsets.target};
     bench.pair("Segment size sweep, fixed size", fixed, size);
   }
-  // Min over a few shapes: the kernel's other operators share its registers (a check, not a target).
-  for (const Shape& s : shapes) {
-    if (quick || !(starts_with(s.name, "sizes 256-4K") || starts_with(s.name, "a few of 10M+")))
-      continue;
-    bench.upload(s);
-    bench.pair("Min, float", s, 0, true);
-  }
-  for (int k : {8, 12, 16}) {
-    if (quick) break;
-    const Shape offsets = sweep_offsets(k);
-    bench.upload(offsets);
-    bench.pair("Min, float", offsets, std::int64_t(1) << k, true);
+  // Min and ArgMin over a few shapes: the kernel's other operators share its registers. In the
+  // quick rows too, since a change of the kernel's registers moves them most (docs/tuning.md,
+  // 'Segmented registers').
+  for (const Reduction reduction : {Reduction::min, Reduction::argmin}) {
+    const std::string table = reduction == Reduction::min ? "Min, float" : "ArgMin, float";
+    for (const Shape& s : shapes) {
+      if (!(starts_with(s.name, "sizes 256-4K") || starts_with(s.name, "a few of 10M+"))) continue;
+      bench.upload(s);
+      bench.pair(table, s, 0, reduction);
+    }
+    for (int k : {8, 12, 16}) {
+      const Shape offsets = sweep_offsets(k);
+      bench.upload(offsets);
+      bench.pair(table, offsets, std::int64_t(1) << k, reduction);
+    }
   }
   write_markdown(bench.rows, device, stdout);
   if (argc > 1) {

@@ -169,8 +169,8 @@ __device__ void fixed_groups(const Args<P>& a) {
        first += grid_warps() * kPerWarp) {
     const std::int64_t segment = first + lane / G;
     const bool active = segment < a.num_segments;
-    const auto total = group_reduce<G, typename P::Accum>(
-        a.source.reader(active ? segment * a.segment_size : 0), a.segment_size, lane % G,
+    const auto total = group_reduce<typename P::Accum>(
+        a.source.reader(active ? segment * a.segment_size : 0), a.segment_size, G, lane % G,
         active, a.op);
     if (active && lane % G == 0) a.out[segment] = a.finish(total);
   }

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <utility>
 
 #include "../block/shuffle_reduce.cuh"
 #include "../block/vectorized.cuh"
@@ -23,26 +22,27 @@ __device__ __forceinline__ T shuffle_down_in_group(T value, int delta, int width
   });
 }
 
-// One segment of `length` items (G <= length <= 4G) reduced by the G lanes of a group; `rank` is
-// the lane's place in its group. Lane r folds items r, r + G, r + 2G, r + 3G (loads all in
-// flight), then the group's shuffle tree; the total lands on rank 0. Every lane of the warp calls
-// this (the shuffles take the whole warp); an inactive group's lanes load nothing.
-template <int G, class Accum, class Reader, class Op>
-__device__ __forceinline__ Accum group_reduce(const Reader& read, std::int64_t length, int rank,
-                                              bool active, Op op) {
+// One segment of `length` items (G <= length <= 4G) reduced by the G = `lanes` lanes of a group;
+// `rank` is the lane's place in its group. Lane r folds items r, r + G, r + 2G, r + 3G (loads all
+// in flight), then the group's shuffle tree; the total lands on rank 0. Every lane of the warp
+// calls this (the shuffles take the whole warp); an inactive group's lanes load nothing. G is a
+// run-time value: inlined where it is a constant (fixed-size segments), the tree unrolls; in the
+// general kernel one copy serves every G (see reduce_batch).
+template <class Accum, class Reader, class Op>
+__device__ __forceinline__ Accum group_reduce(const Reader& read, std::int64_t length, int lanes,
+                                              int rank, bool active, Op op) {
   Accum items[kGroupItemsPerLane];
 #pragma unroll
   for (int k = 0; k < kGroupItemsPerLane; ++k)
-    if (active && rank + k * G < length) items[k] = read(rank + k * G);
+    if (active && rank + k * lanes < length) items[k] = read(rank + k * lanes);
   Accum value = active ? items[0] : Accum{};
 #pragma unroll
   for (int k = 1; k < kGroupItemsPerLane; ++k)
-    if (active && rank + k * G < length) value = op(value, items[k]);
+    if (active && rank + k * lanes < length) value = op(value, items[k]);
   // Every lane of the group holds a value (G <= length), so no lane tests: a lane whose partner is
   // past the group's end combines garbage, which rank 0 never reads (warp_reduce_full's argument).
-#pragma unroll
-  for (int offset = G / 2; offset > 0; offset /= 2)
-    value = op(value, shuffle_down_in_group(value, offset, G));
+  for (int offset = lanes / 2; offset > 0; offset /= 2)
+    value = op(value, shuffle_down_in_group(value, offset, lanes));
   return value;
 }
 
@@ -56,7 +56,11 @@ __device__ __forceinline__ Accum warp_reduce(const Reader& read, std::int64_t le
   RunningFold<Accum, Op> mine{op};
   if constexpr (VectorizedRung::kVectorizable<Reader>) {
     const VectorizedRung::Layout l = VectorizedRung::layout(read.address(), sizeof(In), length);
-    auto fold = vector_fold<VectorizedRung::kVectorsInFlight>(read, mine, l.head);
+    // 32-bit indices: a warp's segment is at most 16 KiB (kWarpMaxBytes), and 64-bit ones cost the
+    // registers that made the general kernel spill for Min and Max (docs/tuning.md, 'Segmented
+    // registers').
+    const int head = int(l.head), vectors = int(l.vectors);
+    auto fold = vector_fold<VectorizedRung::kVectorsInFlight>(read, mine, head);
     // The scalar head and tail are loaded with the first vectors and folded after the last, in
     // the same order as ever: loaded after, they were one more memory round trip a segment (as
     // VectorizedRung::reduce_one_block).
@@ -64,8 +68,7 @@ __device__ __forceinline__ Accum warp_reduce(const Reader& read, std::int64_t le
     Accum head_item{}, tail_item{};
     if (has_head) head_item = read(lane);
     if (has_tail) tail_item = read(l.tail_begin + lane);
-    VectorizedRung::fold_strided_vectors(read, l.head, std::int64_t(lane),
-                                         std::int64_t(kWarpThreads), l.vectors, fold);
+    VectorizedRung::fold_strided_vectors(read, head, lane, kWarpThreads, vectors, fold);
     if (has_head) mine.add(head_item);
     if (has_tail) mine.add_later(tail_item);
     std::int64_t valid = l.vectors < kWarpThreads ? l.vectors : kWarpThreads;
@@ -87,21 +90,22 @@ __device__ __forceinline__ Accum warp_reduce(const Reader& read, std::int64_t le
   }
 }
 
-// The group-class segments of a batch whose lanes' group size is G (`mask`), 32 / G of them per
-// pass. `stage` is this warp's 32 bytes of shared memory: lane ids of the pass's segments.
-template <int G, class P>
-__device__ __forceinline__ void reduce_group_class(const Args<P>& a, unsigned mask,
+// The group-class segments of a batch whose lanes' group size is G = 2^log2 (`mask`), 32 / G of
+// them per pass. `stage` is this warp's 32 bytes of shared memory: lane ids of the pass's segments.
+// G is a run-time value, so the lanes' places come from shifts and masks, not divisions.
+template <class P>
+__device__ __forceinline__ void reduce_group_class(const Args<P>& a, unsigned mask, int log2,
                                                    std::int64_t begin, std::int64_t length,
                                                    std::int64_t segment, unsigned char* stage) {
   using Accum = typename P::Accum;
   const int lane = int(threadIdx.x) % kWarpThreads;
-  constexpr int kPerPass = kWarpThreads / G;
-  const int group = lane / G;
+  const int lanes = 1 << log2, per_pass = kWarpThreads >> log2;
+  const int group = lane >> log2, rank_in_group = lane & (lanes - 1);
   while (mask != 0) {
     const int rank = __popc(mask & ((1u << lane) - 1));
-    if ((mask >> lane) & 1u && rank < kPerPass) stage[rank] = static_cast<unsigned char>(lane);
+    if ((mask >> lane) & 1u && rank < per_pass) stage[rank] = static_cast<unsigned char>(lane);
     __syncwarp();
-    const int members = __popc(mask) < kPerPass ? __popc(mask) : kPerPass;
+    const int members = __popc(mask) < per_pass ? __popc(mask) : per_pass;
     const bool active = group < members;
     const int source = active ? stage[group] : lane;
     const int last = stage[members - 1];
@@ -109,22 +113,11 @@ __device__ __forceinline__ void reduce_group_class(const Args<P>& a, unsigned ma
     const std::int64_t first = __shfl_sync(kFullWarpMask, begin, source);
     const std::int64_t items = __shfl_sync(kFullWarpMask, length, source);
     const std::int64_t index = __shfl_sync(kFullWarpMask, segment, source);
-    const Accum total = group_reduce<G, Accum>(a.source.reader(first), items, lane % G,
-                                                active, a.op);
-    if (active && lane % G == 0) a.out[index] = a.finish(total);
+    const Accum total = group_reduce<Accum>(a.source.reader(first), items, lanes, rank_in_group,
+                                            active, a.op);
+    if (active && rank_in_group == 0) a.out[index] = a.finish(total);
     mask &= ~((2u << last) - 1u);  // the pass's segments are the lowest set bits, up to `last`
   }
-}
-
-// The lanes' group sizes (one class per pass over the batch): G = 1, 2, 4, ..., 32.
-template <class P, int... kLog2>
-__device__ __forceinline__ void reduce_group_classes(const Args<P>& a, int lanes,
-                                                     std::int64_t begin, std::int64_t length,
-                                                     std::int64_t segment, unsigned char* stage,
-                                                     std::integer_sequence<int, kLog2...>) {
-  (reduce_group_class<(1 << kLog2), P>(a, __ballot_sync(kFullWarpMask, lanes == (1 << kLog2)),
-                                       begin, length, segment, stage),
-   ...);
 }
 
 // General offsets: segments [32 batch, 32 batch + 32), one per lane, offsets read once and
@@ -142,8 +135,12 @@ __device__ __forceinline__ void reduce_batch(const Args<P>& a, std::int64_t batc
   }
   if (length == 0) a.out[segment] = a.empty();
   const int lanes = S::classify(length) == SegmentClass::group ? S::group_lanes(length) : 0;
-  reduce_group_classes(a, lanes, begin, length, segment, stage,
-                       std::make_integer_sequence<int, 6>{});
+  // The group sizes one after another, G = 1, 2, 4, ..., 32, one copy of the code for all: six
+  // unrolled copies made the kernel spill for Min and Max (docs/tuning.md, 'Segmented registers').
+#pragma unroll 1
+  for (int log2 = 0; log2 <= 5; ++log2)
+    reduce_group_class(a, __ballot_sync(kFullWarpMask, lanes == 1 << log2), log2, begin, length,
+                       segment, stage);
 }
 
 // Entries [first, first + run) of the warp list (the back of the work list), run <= 32: lane k
