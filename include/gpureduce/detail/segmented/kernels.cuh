@@ -15,6 +15,7 @@
 #include "claim.hpp"
 #include "fold.cuh"
 #include "shape.cuh"
+#include "source.cuh"
 #include "split.cuh"
 #include "state.cuh"
 #include "warp_per_segment.cuh"
@@ -135,11 +136,15 @@ __device__ void leave_state_zero(const Args<P>& a, unsigned split_count, unsigne
 
 // At least 4 resident blocks (32 warps) an SM, at most 64 registers a thread: the warp-level
 // work's memory parallelism is its resident warps (2 KiB in flight each), and without the bound
-// ptxas took ~100 registers for the union of all the paths (2 blocks an SM).
-inline constexpr int kReduceBlocksPerSm = 4;
+// ptxas took ~100 registers for the union of all the paths (2 blocks an SM). ArgMin and ArgMax
+// (an index beside each value, and the batch fold's kept vectors) take 2 blocks and 128
+// registers: at 4 the float kernel spilled 792 bytes and ran 1.23-1.84x CUB, at 2 none and
+// 1.01-1.36x, while Sum and Min lost up to 20% there (H100, docs/tuning.md 'Segmented registers').
+template <class P>
+inline constexpr int kReduceBlocksPerSm = kIndexedSource<typename P::Source> ? 2 : 4;
 
 template <class P>
-__global__ void __launch_bounds__(kBlockThreads, kReduceBlocksPerSm) reduce_kernel(Args<P> a) {
+__global__ void __launch_bounds__(kBlockThreads, kReduceBlocksPerSm<P>) reduce_kernel(Args<P> a) {
   __shared__ BlockShared<typename P::Accum> sh;
   wait_for_previous_kernel_then_release_next();  // classify's lists, the previous call's outputs
   const unsigned error = a.control->error;

@@ -36,6 +36,11 @@ struct IndexedSource {
   const void* pointer() const { return data; }
 };
 
+template <class Source>
+inline constexpr bool kIndexedSource = false;
+template <class In, class Accum>
+inline constexpr bool kIndexedSource<IndexedSource<In, Accum>> = true;
+
 // Any random-access iterator (Reduce): read item by item.
 template <class Iterator, class Accum>
 struct IteratorSource {
