@@ -138,7 +138,7 @@ __device__ __forceinline__ void reduce_batch(const Args<P>& a, std::int64_t batc
   // The group sizes one after another, G = 1, 2, 4, ..., 32, one copy of the code for all: six
   // unrolled copies made the kernel spill for Min and Max (docs/tuning.md, 'Segmented registers').
 #pragma unroll 1
-  for (int log2 = 0; log2 <= 5; ++log2)
+  for (int log2 = 0; (1 << log2) <= kWarpThreads; ++log2)
     reduce_group_class(a, __ballot_sync(kFullWarpMask, lanes == 1 << log2), log2, begin, length,
                        segment, stage);
 }
