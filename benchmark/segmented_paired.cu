@@ -11,7 +11,8 @@
 // size) and outputs (4 bytes a segment, ArgMin's too). Inputs: k * 2^-24, k uniform in [-2^24, 2^24] \ {0}, made on the GPU (inputs.hpp).
 //   gpureduce_segmented_paired OUT.md   (also prints the tables; writes OUT.csv beside OUT.md,
 //                                       the rows for benchmark/segmented_plot.py)
-// With GPUREDUCE_SEGMENTED_QUICK=1 in the environment, a dozen rows, for comparing builds.
+// With GPUREDUCE_SEGMENTED_QUICK=1 in the environment, about twenty rows (Sum, Min, ArgMin), for
+// comparing builds.
 #include <algorithm>
 #include <iterator>
 #include <cstdio>
