@@ -96,8 +96,7 @@ struct BlockMemory {
   long long* slots;       // a row of kWarpSlots words per warp
   long long* tree;        // the rung's own buffer
   long long* scratch;     // the rung's global scratch (kUsesGlobalScratch), else null
-  // Whether warp 0 alone takes the block's state on after the combine (one block rounding its
-  // own state, or the atomic epilogue): the combine then ends with a warp's barrier, not the block's.
+  // warp0_takes_state_on: the combine then ends with a warp's barrier, not the block's.
   bool warp0_finishes;
 };
 
@@ -185,6 +184,14 @@ __device__ __forceinline__ void sum_double_family(const ExactArgs<In, Out>& args
   }
 }
 
+// Whether warp 0 alone takes the block's state on after the combine: finish_block's branches that
+// begin in warp 0 (one block rounding its own state, the atomic epilogue).
+template <bool kAtomicOnly, class In, class Out>
+__device__ __forceinline__ bool warp0_takes_state_on(const ExactArgs<In, Out>& args) {
+  if (gridDim.x == 1) return args.state_out == nullptr;
+  return kAtomicOnly || static_cast<Pipeline>(args.pipeline) == Pipeline::atomic;
+}
+
 // The block's state, complete: with one block it is the answer (rounded, or exported sealed to
 // be added to other ranks'); else it goes to the pipeline's epilogue.
 template <bool kAtomicOnly, class Family, class In, class Out>
@@ -194,7 +201,7 @@ __device__ __forceinline__ void finish_block(const ExactArgs<In, Out>& args,
     if (args.state_out != nullptr) {
       seal_block_state(shared, args.num_items);
     } else {
-      if (threadIdx.x >= 32) return;  // warp 0 rounds (warp0_finishes)
+      if (threadIdx.x >= 32) return;  // warp 0 rounds (warp0_takes_state_on)
       if (threadIdx.x == 0) count_what_was_seen(shared, args.num_items);
       __syncwarp();
     }
@@ -232,8 +239,7 @@ __device__ __forceinline__ void exact_sum_block(const ExactArgs<In, Out>& args) 
   m.scratch = Rung::kUsesGlobalScratch ? args.template scratch<Family>(gridDim.x) +
                                              std::int64_t(blockIdx.x) * blockDim.x
                                        : nullptr;
-  m.warp0_finishes = gridDim.x == 1 ? args.state_out == nullptr
-                                    : kAtomicOnly || static_cast<Pipeline>(args.pipeline) == Pipeline::atomic;
+  m.warp0_finishes = warp0_takes_state_on<kAtomicOnly>(args);
   m.exact->clear(m.slots);
   __syncthreads();
   if constexpr (std::is_same_v<Family, FloatFamily>) sum_float_family<Rung, BLOCK>(args, m);
