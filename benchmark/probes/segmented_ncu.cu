@@ -3,7 +3,7 @@
 // profiles the reduce kernel of the second call. SHAPE: huge (4 segments of 2^24 floats), mix
 // (64K segments of 256-4K floats, the benchmark's seed), or K (2^26 floats in segments of 2^K).
 // Built against the library:
-//   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude benchmark/probes/segmented_ncu.cu build/libgpureduce.a -o segmented_ncu
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Ibenchmark/probes benchmark/probes/segmented_ncu.cu build/libgpureduce.a -o segmented_ncu
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -11,25 +11,7 @@
 #include <vector>
 
 #include "gpureduce/segmented.hpp"
-
-#define CHECK(call)                                                                      \
-  do {                                                                                   \
-    cudaError_t e_ = (call);                                                             \
-    if (e_ != cudaSuccess) {                                                             \
-      std::fprintf(stderr, "%s: %s (%s)\n", #call, cudaGetErrorString(e_),               \
-                   gpureduce::last_error_message());                                     \
-      std::exit(1);                                                                      \
-    }                                                                                    \
-  } while (0)
-
-__global__ void fill(float* x, std::int64_t n, unsigned seed) {
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
-       i += std::int64_t(gridDim.x) * blockDim.x) {
-    unsigned h = unsigned(i) * 2654435761u ^ seed;
-    h ^= h >> 15, h *= 2246822519u, h ^= h >> 13;
-    x[i] = float(int(h % 33554431u) - 16777215) * 0x1p-24f;  // never zero-heavy
-  }
-}
+#include "segmented_probe.cuh"
 
 int main(int argc, char** argv) {
   const std::string shape = argc > 1 ? argv[1] : "huge";

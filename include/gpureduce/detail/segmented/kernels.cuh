@@ -58,7 +58,10 @@ __device__ void reduce_warp_work(const Args<P>& a, unsigned warp_count, unsigned
   const bool leader = threadIdx.x % kWarpThreads == 0;
   const unsigned workers = unsigned(grid_warps());
   unsigned held = unsigned(guided_run(warp_count, 0, workers));
-  unsigned claim = leader ? unsigned(atomicAdd(counter, held)) : 0u;
+  // An empty list takes no claims: every warp's first claim queued on the one counter (4224 atomics
+  // on an H100) before the block-level work (split rows 1-3% slower: docs/tuning.md 'Segmented
+  // overheads'). A condition, not an early return, which spilled in the int32 kernels.
+  unsigned claim = leader && warp_count > 0 ? unsigned(atomicAdd(counter, held)) : 0u;
   unsigned first = __shfl_sync(kFullWarpMask, claim, 0);
   CounterPeek peek{nullptr, 0u, 0u};
   while (first < warp_count) {
@@ -90,7 +93,7 @@ __device__ void reduce_block_work(const Args<P>& a, unsigned chunks, unsigned sp
   CounterPeek peek{nullptr, 0u, 0u};
   if (threadIdx.x == 0) {
     sh.ask = unsigned(guided_run(units, 0, gridDim.x));
-    sh.claimed = unsigned(atomicAdd(&a.control->next_unit, sh.ask));
+    sh.claimed = units > 0 ? unsigned(atomicAdd(&a.control->next_unit, sh.ask)) : 0u;  // as the warps'
   }
   __syncthreads();
   while (sh.claimed < units) {
