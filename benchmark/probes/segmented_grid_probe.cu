@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
   cudaEvent_t start, stop;
   CHECK(cudaEventCreate(&start));
   CHECK(cudaEventCreate(&stop));
-  std::printf("SMs %d; 2^26 floats; median us of 21 rounds, contenders alternated\n", sms);
+  std::printf("SMs %d; 2^26 floats; median us of %d rounds, contenders alternated\n", sms, rounds);
   for (int k : {12, 16, 20, 24}) {
     if (only_k != 0 && k != only_k) continue;
     const std::int64_t n = total >> k, size = std::int64_t(1) << k;
