@@ -368,7 +368,7 @@ int run(int argc, char** argv) {
   }
   // GB/s against segment size: 2^26 items, offsets and fixed size.
   // The quick rows' sweep points: one or two a class and the split class's chunk counts.
-  constexpr int kQuickSweep[] = {8, 10, 12, 13, 15, 17, 20};
+  constexpr int kQuickSweep[] = {8, 10, 11, 12, 13, 15, 16, 17, 18, 19, 20};
   for (int k = 0; k <= 24; ++k) {
     if (quick && std::find(std::begin(kQuickSweep), std::end(kQuickSweep), k) == std::end(kQuickSweep))
       continue;

@@ -346,7 +346,8 @@ TEST(SegmentedDeterminism, BitsDependOnTheSegmentAlone) {
   std::mt19937_64 rng(seed);
   // Every class, split segments included (some longer than kMaxChunks chunks of the minimum).
   std::vector<std::int64_t> lengths = uniform_lengths(rng, 3000, 0, 300);
-  for (std::int64_t l : {4097, 16385, 65536 + 3, 1000003, 20000000}) lengths.push_back(l);
+  for (std::int64_t l : {4097, 16385, 65536 + 3, 100000, 131072 + 1, 1000003, 20000000})
+    lengths.push_back(l);
   std::shuffle(lengths.begin(), lengths.end(), rng);
   const SegmentList s = contiguous("every class", lengths);
   if (s.span > max_test_items()) GTEST_SKIP() << "GPUREDUCE_TEST_MAX_N is below " << s.span;
@@ -354,6 +355,12 @@ TEST(SegmentedDeterminism, BitsDependOnTheSegmentAlone) {
   DeviceBuffer<float> input(std::size_t(s.span));
   CUDA_OK(fill_random(input.get(), s.span, seed, Fill::random));
   const std::vector<float> reference = sums_in_order(s, input.get(), Options{});
+  // 3005 segments: the split ones of up to 4 chunks ran whole on a block (state.cuh); split too.
+  const std::int64_t whole_limit = detail::segmented::whole_chunks_limit;
+  detail::segmented::whole_chunks_limit = 0;
+  const std::vector<float> all_split = sums_in_order(s, input.get(), Options{});
+  detail::segmented::whole_chunks_limit = whole_limit;
+  EXPECT_TRUE(same_bits_all(reference, all_split)) << "few-chunk segments split";
   for (int grid : {1, 3, 7}) {  // chunks of one segment on one block, or a few
     Options o;
     o.grid_blocks = grid;
@@ -651,6 +658,15 @@ TEST(SegmentedDescribe, NamesTheClassesAndCounts) {
                                  std::string("1 a warp each"), std::string("1 a block each"), split,
                                  std::string("blocks x 256 threads")})
     EXPECT_NE(text.find(part), std::string::npos) << part << " not in: " << text;
+  // Six segments are half a wave of a 12-block grid: the 4-chunk segment runs whole on a block.
+  EXPECT_EQ(text.find("a block alone each"), std::string::npos) << text;
+  Options twelve_blocks;
+  twelve_blocks.grid_blocks = 12;
+  const std::string whole = DeviceSegmentedReduce::describe<float>(
+      s.size(), offsets.begin(), offsets.end(), twelve_blocks);
+  EXPECT_NE(whole.find(split + " (1 of them, of at most 4 chunks, a block alone each"),
+            std::string::npos)
+      << whole;
   const std::string fixed = DeviceSegmentedReduce::describe<float>(1000, 17);
   EXPECT_NE(fixed.find("a group of 8 lanes"), std::string::npos) << fixed;
   EXPECT_NE(DeviceSegmentedReduce::describe<double>(3, 1 << 24).find("chunks of"), std::string::npos);

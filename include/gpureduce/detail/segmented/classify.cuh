@@ -4,7 +4,9 @@
 //   - warp class: the back of the work list (a warp each);
 //   - block class: the front of the work list (a block each);
 //   - split class: an entry of the split table with a range of chunk units, while the table has
-//     room; past it, the front of the work list (one block, the same chunks and bits).
+//     room; past it, the front of the work list (one block, the same chunks and bits). A split
+//     segment of few chunks goes there too when the call has half a wave of segments or more
+//     (`whole_max_chunks`, state.cuh).
 // It also arms the ring's epochs and each split entry's ticket for the reduce kernel. Appends are
 // one atomic per warp and class; the lists' order is whatever the atomics made it, and no result
 // depends on it (every segment's order is its own: shape.cuh).
@@ -29,6 +31,7 @@ struct ClassifyArgs {
   SplitEntry* split;
   unsigned split_capacity;
   unsigned* list;  // num_segments entries: front and back lists never meet
+  std::int64_t whole_max_chunks;  // split segments of at most this many chunks: a block, whole
 };
 
 // The lanes in `mask` take consecutive places from `*counter` (one atomic for the warp); returns
@@ -112,6 +115,8 @@ __global__ void __launch_bounds__(kBlockThreads) classify_kernel(ClassifyArgs a)
   if (__any_sync(kFullWarpMask, length < 0) && threadIdx.x % kWarpThreads == 0)
     atomicOr(&a.control->error, 1u);
   SegmentClass c = length < 0 ? SegmentClass::empty : Shape<kItemBytes>::classify(length);
+  if (c == SegmentClass::split && Shape<kItemBytes>::chunking(length).count <= a.whole_max_chunks)
+    c = SegmentClass::block;
   const unsigned split = __ballot_sync(kFullWarpMask, c == SegmentClass::split);
   const bool mine = c == SegmentClass::split;
   if (split != 0 && !file_split<kItemBytes>(a, split, mine, segment, begin, length) && mine)

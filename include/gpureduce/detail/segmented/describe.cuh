@@ -34,13 +34,18 @@ std::string rule_text() {
          std::to_string(kMaxChunks) + " a segment, folded in chunk order by the last)";
 }
 
-// The grid `kernel` would get, or why it cannot be told.
-inline std::string grid_text(const void* kernel, const Options& options, std::int64_t useful) {
+// The grid `kernel` would get; 0 where it cannot be told (last_error_message() says why).
+inline unsigned grid_of(const void* kernel, const Options& options, std::int64_t useful) {
   Device d;
   unsigned grid = 0;
   cudaError_t error = find_device(nullptr, kernel, d);
   if (error == cudaSuccess) error = grid_for(d, kernel, options, useful, grid);
-  if (error != cudaSuccess) return std::string("grid unknown (") + last_error_message() + ")";
+  return error == cudaSuccess ? grid : 0u;
+}
+
+inline std::string grid_text(const void* kernel, const Options& options, std::int64_t useful) {
+  const unsigned grid = grid_of(kernel, options, useful);
+  if (grid == 0) return std::string("grid unknown (") + last_error_message() + ")";
   return std::to_string(grid) + " blocks x " + std::to_string(kBlockThreads) + " threads";
 }
 
@@ -53,13 +58,15 @@ inline std::string state_text(const Options& options) {
 
 // How many segments of the offsets fall in each class.
 struct ClassCounts {
-  std::int64_t empty = 0, group[6] = {}, warp = 0, block = 0, split = 0, chunks = 0, bad = 0;
+  std::int64_t empty = 0, group[6] = {}, warp = 0, block = 0, split = 0, chunks = 0, whole = 0;
+  std::int64_t bad = 0;
   std::int64_t items = 0;
 };
 
+// whole_max: split segments of at most this many chunks run whole on a block (state.cuh).
 template <class S>
 ClassCounts count_classes(const std::vector<std::int64_t>& begin,
-                          const std::vector<std::int64_t>& end) {
+                          const std::vector<std::int64_t>& end, std::int64_t whole_max) {
   ClassCounts c;
   for (std::size_t i = 0; i < begin.size(); ++i) {
     const std::int64_t length = end[i] - begin[i];
@@ -75,7 +82,11 @@ ClassCounts count_classes(const std::vector<std::int64_t>& begin,
       }
       case SegmentClass::warp: ++c.warp; break;
       case SegmentClass::block: ++c.block; break;
-      case SegmentClass::split: ++c.split; c.chunks += S::chunking(length).count; break;
+      case SegmentClass::split:
+        ++c.split;
+        c.chunks += S::chunking(length).count;
+        if (S::chunking(length).count <= whole_max) ++c.whole;
+        break;
     }
   }
   return c;
@@ -92,6 +103,10 @@ inline std::string counts_text(const ClassCounts& c) {
                      std::to_string(c.warp) + " a warp each; " + std::to_string(c.block) +
                      " a block each; " + std::to_string(c.split) + " split into " +
                      std::to_string(c.chunks) + " chunks";
+  if (c.whole > 0)
+    text += " (" + std::to_string(c.whole) + " of them, of at most " +
+            std::to_string(kWholeMaxChunks) +
+            " chunks, a block alone each: half a wave of segments or more, same bits)";
   if (c.split > kMaxSplitSegments)
     text += " (past " + std::to_string(kMaxSplitSegments) +
             " at once, the rest a block alone, same bits)";
@@ -118,7 +133,10 @@ std::string describe_offsets(std::int64_t num_segments, const std::int64_t* d_be
       (void)cudaGetLastError();
       text += " (offsets unreadable)";
     } else {
-      text += " of " + counts_text(count_classes<S>(begin, end));
+      const auto* kernel = reinterpret_cast<const void*>(reduce_kernel<P>);
+      const unsigned grid = grid_of(kernel, options, INT64_MAX);
+      const std::int64_t whole_max = grid > 0 ? whole_max_chunks(num_segments, grid) : 0;
+      text += " of " + counts_text(count_classes<S>(begin, end, whole_max));
     }
   }
   return text + ". Rule: " + rule_text<S>() + ". Launches: classify (" +

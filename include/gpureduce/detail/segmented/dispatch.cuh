@@ -253,7 +253,7 @@ cudaError_t run_general(const Call<P>& c) {
   a.write_status = reads_status(c.options, d);
   const ClassifyArgs ca{c.begin,  c.end,   c.num_segments,       a.control,
                         a.epochs, unsigned(l.ring_slots), a.split, a.split_capacity,
-                        a.list};
+                        a.list,   whole_max_chunks(c.num_segments, grid)};
   error = launch(kClassify, unsigned(ceil_div(c.num_segments, kBlockThreads)), d, c.stream,
                  "gpureduce: launching the segment classify kernel", ca);
   if (error != cudaSuccess) return error;

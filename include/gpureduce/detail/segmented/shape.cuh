@@ -37,6 +37,13 @@ inline constexpr std::int64_t kWarpMaxBytes = std::int64_t(16) << 10;
 // has use for a segment's chunks at once.
 inline constexpr std::int64_t kChunkBytes = std::int64_t(128) << 10;
 inline constexpr std::int64_t kMaxChunks = 1024;
+// A split segment of at most this many chunks is taken whole by one block (the block list: its
+// chunks one after another, folded in the same order, so the same bits) when the call has at least
+// half a wave of segments (state.cuh, whole_max_chunks): then blocks taking whole segments fill the
+// GPU, with no ticket, ring slot or cross-block fold. Quick rows, 2026-11-27: 2^16-float segments
+// 1.26 -> 1.07x CUB (H100 and H200), 2^17 1.22 -> 1.05-1.08 (H200); whole up to 8 chunks lost (2^18
+// 0.97 -> 1.07x, the power law 84 -> 98 us, H200) (docs/tuning.md, 'Whole segments').
+inline constexpr std::int64_t kWholeMaxChunks = 4;
 // Chunk boundaries fall on multiples of 16 items, so a vector never straddles two chunks (16 is
 // the most items a 16-byte vector holds).
 inline constexpr std::int64_t kChunkAlignItems = 16;

@@ -61,6 +61,15 @@ inline std::int64_t ring_slots_for(std::int64_t num_segments) {
 // one-block path, which otherwise takes 4 GiB of input to reach.
 inline std::int64_t split_table_limit = kMaxSplitSegments;
 
+// Split segments of at most whole_max_chunks(...) chunks run whole on one block (shape.cuh,
+// kWholeMaxChunks), when 2 x num_segments reaches the reduce grid: fewer segments than half a
+// wave of blocks would leave blocks idle. Tests set the limit to 0 to keep every split segment
+// split.
+inline std::int64_t whole_chunks_limit = kWholeMaxChunks;
+inline std::int64_t whole_max_chunks(std::int64_t num_segments, std::int64_t grid) {
+  return 2 * num_segments >= grid ? whole_chunks_limit : 0;
+}
+
 inline GeneralLayout general_layout(std::int64_t num_segments, std::size_t accum_bytes) {
   static_assert(sizeof(Control) <= 48 && sizeof(SplitEntry) == 32);
   GeneralLayout l;
