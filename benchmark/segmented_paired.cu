@@ -11,7 +11,7 @@
 // size) and outputs (4 bytes a segment, ArgMin's too). Inputs: k * 2^-24, k uniform in [-2^24, 2^24] \ {0}, made on the GPU (inputs.hpp).
 //   gpureduce_segmented_paired OUT.md   (also prints the tables; writes OUT.csv beside OUT.md,
 //                                       the rows for benchmark/segmented_plot.py)
-// With GPUREDUCE_SEGMENTED_QUICK=1 in the environment, about twenty rows (Sum, Min, ArgMin), for
+// With GPUREDUCE_SEGMENTED_QUICK=1 in the environment, about 35 rows (Sum, Min, ArgMin), for
 // comparing builds.
 #include <algorithm>
 #include <iterator>
@@ -353,8 +353,8 @@ int run(int argc, char** argv) {
   CHECK(cudaMalloc(&bench.end, std::size_t(segments) * 8));
   gpureduce_bench::fill_random(bench.input, span, 1, gpureduce_bench::ValueMode::fine_grained);
   CHECK(cudaDeviceSynchronize());
-  // GPUREDUCE_SEGMENTED_QUICK=1: a few rows for comparing builds (the mix, the huge ones, a sweep
-  // point per class), offsets only.
+  // GPUREDUCE_SEGMENTED_QUICK=1: a few rows for comparing builds (the mix, the huge ones, sweep
+  // points per class, with offsets and fixed size).
   const bool quick = std::getenv("GPUREDUCE_SEGMENTED_QUICK") != nullptr;
   const auto in_quick = [](const std::string& name) {
     return starts_with(name, "sizes 256-4K") || starts_with(name, "a few of 10M+") ||
@@ -367,16 +367,21 @@ int run(int argc, char** argv) {
     if (starts_with(s.name, "a few of 10M+")) bench.against_device_wide(s);
   }
   // GB/s against segment size: 2^26 items, offsets and fixed size.
-  // The quick rows' sweep points: one or two a class and the split class's chunk counts.
+  // The quick rows' sweep points: one or two a class and the split class's chunk counts, with
+  // offsets; fixed size, a point a class and the huge ones.
   constexpr int kQuickSweep[] = {8, 10, 11, 12, 13, 15, 16, 17, 18, 19, 20};
+  constexpr int kQuickFixed[] = {8, 10, 12, 16, 20, 24};
+  const auto in = [](const auto& list, int k) {
+    return std::find(std::begin(list), std::end(list), k) != std::end(list);
+  };
   for (int k = 0; k <= 24; ++k) {
-    if (quick && std::find(std::begin(kQuickSweep), std::end(kQuickSweep), k) == std::end(kQuickSweep))
-      continue;
     const Shape offsets = sweep_offsets(k);
     const std::int64_t size = std::int64_t(1) << k, n = offsets.segments();
-    bench.upload(offsets);
-    bench.pair("Segment size sweep, offset arrays", offsets, size);
-    if (quick) continue;
+    if (!quick || in(kQuickSweep, k)) {
+      bench.upload(offsets);
+      bench.pair("Segment size sweep, offset arrays", offsets, size);
+    }
+    if (quick && !in(kQuickFixed, k)) continue;
     Shape fixed{offsets.name, {}, {}, n * size, size, offsets.target};
     bench.pair("Segment size sweep, fixed size", fixed, size);
   }

@@ -667,6 +667,15 @@ TEST(SegmentedDescribe, NamesTheClassesAndCounts) {
   EXPECT_NE(whole.find(split + " (1 of them, of at most 4 chunks, a block alone each"),
             std::string::npos)
       << whole;
+  // Fixed size, warps of 16 KiB and chunks: 4 blocks an SM (dispatch.cuh, fixed_blocks_per_sm).
+  int device = 0, sms = 0;
+  CUDA_OK(cudaGetDevice(&device));
+  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const std::string four_an_sm = std::to_string(4 * sms) + " blocks x 256 threads";
+  for (std::int64_t size : {std::int64_t(1) << 12, std::int64_t(1) << 16}) {
+    const std::string capped = DeviceSegmentedReduce::describe<float>(1 << 16, size);
+    EXPECT_NE(capped.find(four_an_sm), std::string::npos) << capped;
+  }
   const std::string fixed = DeviceSegmentedReduce::describe<float>(1000, 17);
   EXPECT_NE(fixed.find("a group of 8 lanes"), std::string::npos) << fixed;
   EXPECT_NE(DeviceSegmentedReduce::describe<double>(3, 1 << 24).find("chunks of"), std::string::npos);

@@ -35,16 +35,18 @@ std::string rule_text() {
 }
 
 // The grid `kernel` would get; 0 where it cannot be told (last_error_message() says why).
-inline unsigned grid_of(const void* kernel, const Options& options, std::int64_t useful) {
+inline unsigned grid_of(const void* kernel, const Options& options, std::int64_t useful,
+                        int per_sm = 0) {
   Device d;
   unsigned grid = 0;
   cudaError_t error = find_device(nullptr, kernel, d);
-  if (error == cudaSuccess) error = grid_for(d, kernel, options, useful, grid);
+  if (error == cudaSuccess) error = grid_for(d, kernel, options, useful, grid, per_sm);
   return error == cudaSuccess ? grid : 0u;
 }
 
-inline std::string grid_text(const void* kernel, const Options& options, std::int64_t useful) {
-  const unsigned grid = grid_of(kernel, options, useful);
+inline std::string grid_text(const void* kernel, const Options& options, std::int64_t useful,
+                             int per_sm = 0) {
+  const unsigned grid = grid_of(kernel, options, useful, per_sm);
   if (grid == 0) return std::string("grid unknown (") + last_error_message() + ")";
   return std::to_string(grid) + " blocks x " + std::to_string(kBlockThreads) + " threads";
 }
@@ -184,7 +186,9 @@ std::string describe_fixed_size(std::int64_t num_segments, std::int64_t segment_
             : num_segments * f.chunking.count;
   const int launches = f.segment_class == SegmentClass::split ? 2 : 1;
   return text + ". " + std::to_string(launches) + (launches == 1 ? " launch (" : " launches (") +
-         grid_text(kernel, options, useful) + "), no state. Temp storage: " +
+         grid_text(kernel, options, useful,
+                   fixed_blocks_per_sm(f.segment_class, segment_size, sizeof(typename P::In))) +
+         "), no state. Temp storage: " +
          std::to_string(f.temp_bytes) + " bytes.";
 }
 

@@ -152,15 +152,17 @@ inline cudaError_t find_device(cudaStream_t stream, const void* kernel, Device& 
   return error;
 }
 
-// One wave of `kernel`'s resident blocks, at most `useful` and Options::grid_blocks, at least 1.
+// One wave of `kernel`'s resident blocks (at most `per_sm` an SM, if given), at most `useful` and
+// Options::grid_blocks, at least 1.
 inline cudaError_t grid_for(const Device& d, const void* kernel, const Options& options,
-                            std::int64_t useful, unsigned& grid) {
+                            std::int64_t useful, unsigned& grid, int per_sm = 0) {
   int resident = 0;
   const cudaError_t error = resident_blocks_per_sm(d.context, kernel, kBlockThreads, 0, resident);
   if (error != cudaSuccess) return error;
   if (resident < 1)
     return fail(cudaErrorInvalidValue, "gpureduce: a segmented kernel cannot run on this device "
                                        "(occupancy 0)");
+  if (per_sm > 0 && per_sm < resident) resident = per_sm;
   std::int64_t g = std::int64_t(resident) * d.facts.multiprocessors;
   if (options.grid_blocks > 0 && options.grid_blocks < g) g = options.grid_blocks;
   if (useful < g) g = useful;
@@ -267,6 +269,21 @@ cudaError_t run_general(const Call<P>& c) {
   return report_bad_offsets(c.options, d, a.status, c.stream);
 }
 
+// The fixed-size kernels' blocks an SM: 4 (not all 6 resident) for chunks, and for warps of more
+// than 4 KiB a segment; every resident block for smaller segments, whose warps' loads in flight
+// hide the latency. H100, 2^26 floats, quick rows: 2^12-float segments 1.09-1.12 -> 1.06-1.07x
+// CUB, 2^16-2^24 1-2% faster; 2^8 0-2% slower capped, 2^10 level (docs/tuning.md 'Fixed-size grid').
+inline constexpr int kFixedBlocksPerSm = 4;
+inline constexpr std::int64_t kFixedCappedWarpBytes = std::int64_t(4) << 10;
+inline int fixed_blocks_per_sm(SegmentClass segment_class, std::int64_t segment_size,
+                               std::size_t item_bytes) {
+  if (segment_class == SegmentClass::block || segment_class == SegmentClass::split)
+    return kFixedBlocksPerSm;
+  const bool large_warp = segment_class == SegmentClass::warp &&
+                          segment_size > kFixedCappedWarpBytes / std::int64_t(item_bytes);
+  return large_warp ? kFixedBlocksPerSm : 0;
+}
+
 template <class P>
 cudaError_t run_fixed(const Call<P>& c) {
   constexpr auto kSmall = fixed_small_kernel<P>;
@@ -278,19 +295,20 @@ cudaError_t run_fixed(const Call<P>& c) {
   if (error != cudaSuccess) return error;
   Args<P> a = kernel_args(c);
   a.partials = static_cast<typename P::Accum*>(c.temp);
+  const int per_sm = fixed_blocks_per_sm(f.segment_class, c.segment_size, sizeof(typename P::In));
   unsigned grid = 1;
   if (f.segment_class == SegmentClass::empty || f.segment_class == SegmentClass::group ||
       f.segment_class == SegmentClass::warp) {
     const std::int64_t per_warp = f.lanes > 0 ? kWarpThreads / f.lanes : 1;
     const std::int64_t useful = ceil_div(ceil_div(c.num_segments, per_warp), kWarpsPerBlock);
-    error = grid_for(d, reinterpret_cast<const void*>(kSmall), c.options, useful, grid);
+    error = grid_for(d, reinterpret_cast<const void*>(kSmall), c.options, useful, grid, per_sm);
     if (error == cudaSuccess)
       error = launch(kSmall, grid, d, c.stream,
                      "gpureduce: launching the fixed-size segment kernel", a, f.lanes);
     return error;
   }
   error = grid_for(d, reinterpret_cast<const void*>(kChunk), c.options,
-                   c.num_segments * f.chunking.count, grid);
+                   c.num_segments * f.chunking.count, grid, per_sm);
   if (error == cudaSuccess)
     error = launch(kChunk, grid, d, c.stream, "gpureduce: launching the fixed-size chunk kernel",
                    a);
