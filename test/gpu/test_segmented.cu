@@ -355,7 +355,7 @@ TEST(SegmentedDeterminism, BitsDependOnTheSegmentAlone) {
   DeviceBuffer<float> input(std::size_t(s.span));
   CUDA_OK(fill_random(input.get(), s.span, seed, Fill::random));
   const std::vector<float> reference = sums_in_order(s, input.get(), Options{});
-  // 3005 segments: the split ones of up to 4 chunks ran whole on a block (state.cuh); split too.
+  // 3007 segments: the split ones of up to 4 chunks ran whole on a block (state.cuh); split too.
   const std::int64_t whole_limit = detail::segmented::whole_chunks_limit;
   detail::segmented::whole_chunks_limit = 0;
   const std::vector<float> all_split = sums_in_order(s, input.get(), Options{});
