@@ -44,9 +44,8 @@ inline unsigned grid_of(const void* kernel, const Options& options, std::int64_t
   return error == cudaSuccess ? grid : 0u;
 }
 
-inline std::string grid_text(const void* kernel, const Options& options, std::int64_t useful,
-                             int per_sm = 0) {
-  const unsigned grid = grid_of(kernel, options, useful, per_sm);
+// A grid from grid_of, in words.
+inline std::string grid_text(unsigned grid) {
   if (grid == 0) return std::string("grid unknown (") + last_error_message() + ")";
   return std::to_string(grid) + " blocks x " + std::to_string(kBlockThreads) + " threads";
 }
@@ -84,11 +83,13 @@ ClassCounts count_classes(const std::vector<std::int64_t>& begin,
       }
       case SegmentClass::warp: ++c.warp; break;
       case SegmentClass::block: ++c.block; break;
-      case SegmentClass::split:
+      case SegmentClass::split: {
+        const std::int64_t chunks = S::chunking(length).count;
         ++c.split;
-        c.chunks += S::chunking(length).count;
-        if (S::chunking(length).count <= whole_max) ++c.whole;
+        c.chunks += chunks;
+        if (chunks <= whole_max) ++c.whole;  // classify_kernel's rule
         break;
+      }
     }
   }
   return c;
@@ -124,6 +125,8 @@ std::string describe_offsets(std::int64_t num_segments, const std::int64_t* d_be
   using S = Shape<sizeof(typename P::In)>;
   if (num_segments < 0 || num_segments > kMaxSegments) return "invalid num_segments";
   if (check_options(options, true) != cudaSuccess) return last_error_message();
+  const unsigned grid =
+      grid_of(reinterpret_cast<const void*>(reduce_kernel<P>), options, INT64_MAX);
   std::string text = "segmented, general offsets, " + std::to_string(sizeof(typename P::In)) +
                      "-byte items, " + std::to_string(num_segments) + " segments";
   if (num_segments > 0 && d_begin != nullptr && d_end != nullptr) {
@@ -135,8 +138,6 @@ std::string describe_offsets(std::int64_t num_segments, const std::int64_t* d_be
       (void)cudaGetLastError();
       text += " (offsets unreadable)";
     } else {
-      const auto* kernel = reinterpret_cast<const void*>(reduce_kernel<P>);
-      const unsigned grid = grid_of(kernel, options, INT64_MAX);
       const std::int64_t whole_max = grid > 0 ? whole_max_chunks(num_segments, grid) : 0;
       text += " of " + counts_text(count_classes<S>(begin, end, whole_max));
     }
@@ -144,7 +145,7 @@ std::string describe_offsets(std::int64_t num_segments, const std::int64_t* d_be
   return text + ". Rule: " + rule_text<S>() + ". Launches: classify (" +
          std::to_string(ceil_div(num_segments, kBlockThreads)) +
          " blocks, one thread a segment), then one persistent reduce kernel (" +
-         grid_text(reinterpret_cast<const void*>(reduce_kernel<P>), options, INT64_MAX) +
+         grid_text(grid) +
          ": the warp-level work, then block units claimed in order); " + state_text(options) +
          ". Temp storage: " +
          std::to_string(general_layout(num_segments, sizeof(typename P::Accum)).total) + " bytes.";
@@ -186,8 +187,9 @@ std::string describe_fixed_size(std::int64_t num_segments, std::int64_t segment_
             : num_segments * f.chunking.count;
   const int launches = f.segment_class == SegmentClass::split ? 2 : 1;
   return text + ". " + std::to_string(launches) + (launches == 1 ? " launch (" : " launches (") +
-         grid_text(kernel, options, useful,
-                   fixed_blocks_per_sm(f.segment_class, segment_size, sizeof(typename P::In))) +
+         grid_text(grid_of(kernel, options, useful,
+                           fixed_blocks_per_sm(f.segment_class, segment_size,
+                                               sizeof(typename P::In)))) +
          "), no state. Temp storage: " +
          std::to_string(f.temp_bytes) + " bytes.";
 }
