@@ -286,6 +286,84 @@ void seeded_bits(const char* pair) {
   }
 }
 
+// automatic's one-block fast path (detail/exact/one_block_sum.cuh) adds in one double (float
+// family) or one signed 128-bit integer (doubles) when the block's nonzero inputs span at most
+// W exponent fields: W = 53 - precision - ceil(log2 n) (float 24, bfloat16 8), 74 - ceil(log2 n)
+// for doubles. These inputs need every bit of that accumulator at span W and one bit more at
+// W + 1, where only the general path is exact; a window one field too wide fails them.
+// Float family: n - 3 large terms, one power of two and two terms of the lowest field summing to
+// one unit, so that the exact sum lies one unit above a tie of the float result's rounding; a
+// double that drops that unit (the sum takes 54 bits at W + 1) rounds the tie to even, down.
+template <class In>
+std::vector<In> one_unit_above_a_tie(int log2_n, int span, int small_at, bool negative) {
+  constexpr int p = Bits<In>::kMantissa + 1;
+  const std::int64_t n = std::int64_t(1) << log2_n, large_count = n - 3;
+  // The largest significand whose n - 3 copies leave the bits below the result's last kept one
+  // (24 bits of float) zero, the kept last bit too: their sum is an even float.
+  std::int64_t m = (std::int64_t(1) << p) - 1, bits = 0;
+  for (;; --m) {
+    bits = 64 - __builtin_clzll(std::uint64_t(large_count * m));
+    const int zeros = bits + 1 > 24 ? bits + 1 - 24 : 0;
+    if ((large_count * m) % (std::int64_t(1) << zeros) == 0) break;
+  }
+  const int lowest_field = 132 - span;  // the large terms near 2^5
+  const auto units = [&](double count) { return std::ldexp(count, lowest_field - 127 - (p - 1)); };
+  const int half_bit = int(bits) + span - 24 - 1;  // the rounding's half, in units
+  const double sign = negative ? -1.0 : 1.0;
+  std::vector<In> x(std::size_t(n), from_double<In>(sign * units(std::ldexp(double(m), span))));
+  x[std::size_t(small_at)] = from_double<In>(sign * units((1 << (p - 1)) + 1));
+  x[std::size_t((small_at + 1) % n)] = from_double<In>(-sign * units(1 << (p - 1)));
+  x[std::size_t((small_at + 2) % n)] = from_double<In>(sign * units(std::ldexp(1.0, half_bit)));
+  return x;
+}
+// Doubles: n - 1 terms of the largest mantissa and one of the lowest field: at W + 1 their
+// integer sum reaches 2^127, past a signed 128-bit integer.
+std::vector<double> filling_128_bits(int log2_n, int span, int small_at, bool negative) {
+  const int n = 1 << log2_n, high_field = 1123;  // terms near 2^100
+  const double sign = negative ? -1.0 : 1.0;
+  std::vector<double> x(std::size_t(n), sign * std::ldexp(std::ldexp(1.0, 53) - 1, high_field - 1075));
+  x[std::size_t(small_at)] = sign * std::ldexp(1.0, high_field - span - 1023);
+  return x;
+}
+
+template <class In>
+void one_block_window_edges(int log2_n, int window) {
+  const int n = 1 << log2_n;
+  for (int span : {window - 1, window, window + 1, window + 2})
+    for (int small_at : {0, n / 2 - 1, n - 2, n - 1})
+      for (bool negative : {false, true}) {
+        std::vector<In> values;
+        if constexpr (std::is_same_v<In, double>) {
+          values = filling_128_bits(log2_n, span, small_at, negative);
+          // The input is what it claims: its integer sum needs 127 bits at W and 128 at W + 1.
+          const double units = std::ldexp((n - 1) * (std::ldexp(1.0, 53) - 1), span);
+          EXPECT_EQ(units >= std::ldexp(1.0, 127), span > window) << "span " << span;
+        } else {
+          values = one_unit_above_a_tie<In>(log2_n, span, small_at, negative);
+          // The input is what it claims: summed in a double in index order, it rounds right
+          // exactly when the span fits the window.
+          double in_order = 0;
+          for (const In& v : values) in_order += to_double(v);
+          const float oracle = correctly_rounded_sum<float>(values.data(), std::int64_t(n));
+          EXPECT_EQ(same_bits(float(in_order), oracle), span <= window) << "span " << span;
+        }
+        Exact<In, std::conditional_t<std::is_same_v<In, double>, double, float>> x(
+            values, "window edge: span " + std::to_string(span) + ", small terms at " +
+                        std::to_string(small_at) + (negative ? ", negative" : ""));
+        for (int offset : {0, 1})
+          if (!x.check(correctly_rounded(), offset)) return;
+      }
+}
+
+TEST(CorrectlyRounded, OneBlockWindowEdges) {
+  REQUIRE_GPU();
+  one_block_window_edges<float>(12, 53 - 24 - 12);  // 4096 floats: 16 KiB, one block
+  one_block_window_edges<float>(3, 53 - 24 - 3);
+  one_block_window_edges<__nv_bfloat16>(8, 53 - 8 - 8);
+  one_block_window_edges<double>(11, 74 - 11);  // 2048 doubles: 16 KiB
+  one_block_window_edges<double>(2, 74 - 2);
+}
+
 TEST(CorrectlyRounded, SeededBitsForComparingGpus) {
   REQUIRE_GPU();
   seeded_bits<float, float>("float->float");

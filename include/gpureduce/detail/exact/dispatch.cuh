@@ -17,7 +17,7 @@ inline constexpr Pipeline kAutomaticPipeline = Pipeline::atomic;
 // One block up to 16 KiB of input, not the default engine's 64 KiB: an exact add costs a
 // conversion and a double add (floats) or two TwoSums (doubles), and one SM did 16K floats in
 // 8.1 us against 5.7 us for 1K (H100, ncu, 2026-11-24), while 32 blocks took 7.4 us.
-inline constexpr std::uint64_t kSingleBlockBytes = std::uint64_t(16) << 10;
+inline constexpr std::uint64_t kSingleBlockBytes = kOneBlockBytes;
 // Double family: a block sums at most 2^30 inputs, so that the remainders its threads move into
 // its state (at most one piece below 2^32 per limb per input) cannot overflow a 64-bit limb.
 inline constexpr std::int64_t kMostItemsPerBlock = std::int64_t(1) << 30;
@@ -25,6 +25,10 @@ inline constexpr std::int64_t kMostItemsPerBlock = std::int64_t(1) << 30;
 namespace rationale {
 inline constexpr const char* kOneBlock =
     "correctly rounded: one block (the exact state of one block is the answer; one launch)";
+inline constexpr const char* kOneBlockWindow =
+    "correctly rounded, automatic: one block of 256 threads up to 16 KiB (one launch); where the "
+    "inputs' exponents span little, their sum is exact in one double (128-bit integer for "
+    "doubles) and rounded once, else the block's exact state is";
 inline constexpr const char* kAtomic =
     "correctly rounded, automatic: vectorized loads, 256 threads, one block up to 16 KiB, else "
     "grid = ceil(sqrt(bytes / 256 B)) rounded up to a power of two, capped at one wave; atomic: blocks add their exact states "
@@ -160,7 +164,7 @@ inline ExactLaunches exact_launches(const Options& o, const ExactShape& s) {
 // The plan a call would launch (PlanSum), launching nothing.
 inline cudaError_t fill_exact_plan(const ExactCall& c, const Choice& choice, const ExactShape& s,
                                    const ExactLaunches& l, std::size_t temp_bytes,
-                                   int items_per_thread) {
+                                   int items_per_thread, bool one_block_window) {
   bool slot = false;
   if (l.may_zero_per_call && choice.automatic_pipeline) {
     bool capturing = false;
@@ -178,7 +182,8 @@ inline cudaError_t fill_exact_plan(const ExactCall& c, const Choice& choice, con
   c.plan->items_per_thread = items_per_thread;
   c.plan->launches = 1 + int(l.may_zero_per_call && !slot) + int(l.second_kernel);
   c.plan->temp_storage_bytes = temp_bytes;
-  c.plan->rationale = s.grid == 1 ? rationale::kOneBlock
+  c.plan->rationale = one_block_window ? rationale::kOneBlockWindow
+                      : s.grid == 1    ? rationale::kOneBlock
                       : choice.automatic_strategy && choice.automatic_pipeline ? rationale::kAtomic
                                                                                : rationale::kCallerChose;
   return cudaSuccess;
@@ -227,7 +232,12 @@ cudaError_t run_exact(const ExactCall& c, const Choice& choice) {
   // automatic's own plan (its rung, block and pipeline) has a kernel built for it.
   const bool shaped = std::is_same_v<Rung, VectorizedRung> && choice.automatic_strategy &&
                       choice.automatic_pipeline && choice.block_threads == kAutomaticBlockThreads;
-  const auto kernel = shaped ? exact_automatic_kernel<In, Out> : exact_sum_kernel<Rung, BLOCK, In, Out>;
+  // ... and its one-block plan, when nothing is exported, a kernel with the window's fast path.
+  const bool one_block = shaped && c.d_state_out == nullptr && c.options.grid_blocks <= 1 &&
+                         std::uint64_t(c.num_items) * sizeof(In) <= kSingleBlockBytes;
+  const auto kernel = one_block ? exact_one_block_kernel<In, Out>
+                      : shaped  ? exact_automatic_kernel<In, Out>
+                                : exact_sum_kernel<Rung, BLOCK, In, Out>;
   ExactShape s;
   cudaError_t error = exact_shape<Rung, In>(c, choice, reinterpret_cast<const void*>(kernel), s);
   if (error != cudaSuccess) return error;
@@ -235,7 +245,8 @@ cudaError_t run_exact(const ExactCall& c, const Choice& choice) {
   const std::size_t temp_bytes = temp_storage_bytes<family_of<In>>(
       s.sizing_grid, choice.block_threads, Rung::kUsesGlobalScratch);
   if (c.plan)
-    return fill_exact_plan(c, choice, s, l, temp_bytes, kVectorLoads<Rung> ? int(16 / sizeof(In)) : 1);
+    return fill_exact_plan(c, choice, s, l, temp_bytes, kVectorLoads<Rung> ? int(16 / sizeof(In)) : 1,
+                           one_block);
   if (c.d_temp_storage == nullptr) {
     *c.temp_storage_bytes = temp_bytes;
     return cudaSuccess;

@@ -9,6 +9,7 @@
 #include "../launch.cuh"
 #include "block_combine.cuh"
 #include "epilogues.cuh"
+#include "one_block_sum.cuh"
 #include "thread_sum.cuh"
 
 namespace gpureduce::detail::exact {
@@ -258,6 +259,15 @@ inline constexpr int kAutomaticBlockThreads = 256;
 template <class In, class Out>
 __global__ void __launch_bounds__(kAutomaticBlockThreads, 4)
     exact_automatic_kernel(ExactArgs<In, Out> args) {
+  exact_sum_block<VectorizedRung, kAutomaticBlockThreads, In, Out, true>(args);
+}
+
+// automatic's one-block kernel (at most kOneBlockBytes of input, nothing exported): the fast path
+// where the block's inputs lie within a window (one_block_sum.cuh), else automatic's body.
+template <class In, class Out>
+__global__ void __launch_bounds__(kAutomaticBlockThreads)
+    exact_one_block_kernel(ExactArgs<In, Out> args) {
+  if (one_block_in_window<kAutomaticBlockThreads>(args)) return;
   exact_sum_block<VectorizedRung, kAutomaticBlockThreads, In, Out, true>(args);
 }
 

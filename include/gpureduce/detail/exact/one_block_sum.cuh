@@ -1,0 +1,257 @@
+// The fast path of automatic's one-block correctly rounded sums (at most kOneBlockBytes of input,
+// nothing exported). Where every nonzero input of the block lies within a few exponent fields of
+// the largest, their exact sum fits one double (float family) or one 128-bit integer (doubles)
+// whatever the order of the adds, so rounding that once is the answer: no state to clear, no
+// limbs to combine, no rounding limb by limb, which were most of a one-block call's time
+// (docs/tuning.md, 'One-block window'). Otherwise, and for infinities and NaN, the caller runs
+// the general body (kernels.cuh), which gives the same bits: both are the exact sum rounded once.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "../block/vectorized.cuh"
+#include "../launch.cuh"
+#include "exact_args.cuh"
+#include "thread_sum.cuh"
+
+namespace gpureduce::detail::exact {
+
+// One block reads at most this much: automatic's one-block limit (exact/dispatch.cuh says why).
+inline constexpr std::uint64_t kOneBlockBytes = std::uint64_t(16) << 10;
+
+// ceil(log2(n)) for 0 < n <= 2^16: a sum of n terms below 2^b is below 2^(b + this).
+__device__ __forceinline__ int log2_ceil(int n) { return n <= 1 ? 0 : 32 - __clz(n - 1); }
+
+// How many exponent fields below the largest the block's nonzero inputs may reach for their sum
+// to be exact in the accumulator: the terms are integer multiples of the lowest field's unit
+// below 2^(precision + span) of them, and n of them must stay below 2^53 (a double's integers)
+// or 2^127 (a signed 128-bit integer). Halves need no test: each is a multiple of 2^-24 below
+// 2^16, so 2^13 of them (16 KiB) stay below 2^53 units.
+template <class In>
+__device__ __forceinline__ int window_fields(int n) {
+  if constexpr (std::is_same_v<In, __half>) return 1 << 16;
+  else if constexpr (std::is_same_v<In, __nv_bfloat16>) return 53 - 8 - log2_ceil(n);
+  else if constexpr (std::is_same_v<In, float>) return 53 - 24 - log2_ceil(n);
+  else return 127 - 53 - log2_ceil(n);
+}
+
+// One thread's inputs of a one-block call, as VectorizedRung reads them: its vectors tid,
+// tid + BLOCK, ... (all loads issued before the first is used), and the scalar head's and tail's
+// element of the same index, if any.
+template <class In, int BLOCK>
+struct OwnInputs {
+  static constexpr int kPerVector = int(16 / sizeof(In));
+  static constexpr int kVectors = int(kOneBlockBytes / 16 / BLOCK);
+  uint4 vector[kVectors];
+  In head, tail;
+  int vectors;
+  bool has_head, has_tail;
+
+  __device__ __forceinline__ OwnInputs(const In* in, int n) {
+    const auto l = VectorizedRung::layout(reinterpret_cast<std::uintptr_t>(in), sizeof(In), n);
+    const uint4* vectors_in = reinterpret_cast<const uint4*>(in + l.head);
+    const int tid = int(threadIdx.x);
+    vectors = 0;
+#pragma unroll
+    for (int k = 0; k < kVectors; ++k)
+      if (tid + k * BLOCK < int(l.vectors)) vector[k] = __ldg(vectors_in + tid + k * BLOCK), ++vectors;
+    has_head = tid < int(l.head);
+    has_tail = tid < n - int(l.tail_begin);
+    if (has_head) head = in[tid];
+    if (has_tail) tail = in[l.tail_begin + tid];
+  }
+  // visit(item) for every input held.
+  template <class Visit>
+  __device__ __forceinline__ void each(Visit&& visit) const {
+#pragma unroll
+    for (int k = 0; k < kVectors; ++k)
+      if (k < vectors) {
+        In items[kPerVector];
+        memcpy(items, &vector[k], sizeof(items));
+#pragma unroll
+        for (int j = 0; j < kPerVector; ++j) visit(items[j]);
+      }
+    if (has_head) visit(head);
+    if (has_tail) visit(tail);
+  }
+};
+
+// The exponent fields a block's inputs span: the largest, and the least of the nonzero ones
+// (subnormals as field 1: both are multiples of the smallest unit). Fields of all ones are
+// infinities and NaN, which the fast path leaves to the general body.
+struct FieldSpan {
+  unsigned highest = 0;
+  unsigned lowest = ~0u;  // none nonzero
+  __device__ __forceinline__ void note(unsigned field, bool nonzero) {
+    highest = highest > field ? highest : field;
+    const unsigned low = field > 1u ? field : 1u;
+    if (nonzero) lowest = lowest < low ? lowest : low;
+  }
+  __device__ __forceinline__ void reduce_warp() {
+    highest = __reduce_max_sync(0xffffffffu, highest);
+    lowest = __reduce_min_sync(0xffffffffu, lowest);
+  }
+  __device__ __forceinline__ bool fits(unsigned special_field, int window) const {
+    return highest < special_field && (lowest > highest || int(highest - lowest) <= window);
+  }
+};
+
+// The warps' spans in shared memory (plain words: a __shared__ object's constructor never runs),
+// and the block's, which every thread reads back after a barrier.
+template <int BLOCK>
+struct WarpSpans {
+  unsigned highest[BLOCK / 32];
+  unsigned lowest[BLOCK / 32];
+  __device__ __forceinline__ void put(int warp, const FieldSpan& span) {
+    highest[warp] = span.highest;
+    lowest[warp] = span.lowest;
+  }
+  __device__ __forceinline__ FieldSpan block() const {
+    FieldSpan all;
+#pragma unroll
+    for (int w = 0; w < BLOCK / 32; ++w) {
+      all.highest = all.highest > highest[w] ? all.highest : highest[w];
+      all.lowest = all.lowest < lowest[w] ? all.lowest : lowest[w];
+    }
+    return all;
+  }
+};
+
+// Float family: every input widened to float (exact), its field noted, and added to one double,
+// speculatively: the block's span, known after the one barrier, says whether every add was exact.
+// The identity is -0, so a sum of -0 alone is -0 and any other exact zero +0, as IEEE gives.
+template <int BLOCK, class In, class Out>
+__device__ __forceinline__ bool float_family_in_window(const ExactArgs<In, Out>& args) {
+  __shared__ WarpSpans<BLOCK> warp_spans;
+  __shared__ double warp_sums[BLOCK / 32];
+  const int n = int(args.num_items);
+  const OwnInputs<In, BLOCK> inputs(args.d_in, n);
+  FieldSpan span;
+  double sum = -0.0;
+  inputs.each([&](const In& x) {
+    const float f = widen(x);
+    const unsigned magnitude = __float_as_uint(f) & 0x7fffffffu;
+    span.note(magnitude >> 23, magnitude != 0);
+    sum += double(f);
+  });
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+  span.reduce_warp();
+  const int warp = int(threadIdx.x) / 32;
+  if (threadIdx.x % 32 == 0) warp_spans.put(warp, span), warp_sums[warp] = sum;
+  __syncthreads();
+  if (!warp_spans.block().fits(255u, window_fields<In>(n))) return false;
+  if (threadIdx.x == 0) {
+    double total = warp_sums[0];
+#pragma unroll
+    for (int w = 1; w < BLOCK / 32; ++w) total += warp_sums[w];
+    if (n == 0) total = 0.0;  // an empty sum is +0
+    if constexpr (std::is_same_v<Out, float>) *args.d_out = __double2float_rn(total);
+    else *args.d_out = total;
+  }
+  return true;
+}
+
+// A double's integer value in units of 2^(lowest - 1075), for a field within the window above
+// `lowest` (a shift of at most 74: 53 + 74 bits).
+__device__ __forceinline__ __int128 scaled_integer(double x, unsigned lowest) {
+  const auto bits = static_cast<unsigned long long>(__double_as_longlong(x));
+  const unsigned field = unsigned(bits >> 52) & 0x7ffu;
+  const unsigned long long mantissa =
+      (bits & ((1ull << 52) - 1)) | (field != 0 ? 1ull << 52 : 0ull);
+  const unsigned shift = (field > 1u ? field : 1u) - lowest;
+  const __int128 magnitude = static_cast<__int128>(mantissa) << shift;
+  return (bits >> 63) != 0 ? -magnitude : magnitude;
+}
+
+// total x 2^unit_exponent rounded once to nearest, ties to even (unit_exponent >= -1074, so a
+// result of 53 bits or fewer is exact, subnormal or not, and a longer one is normal).
+__device__ __forceinline__ double round_scaled(__int128 total, int unit_exponent) {
+  const bool negative = total < 0;
+  const auto magnitude = static_cast<unsigned __int128>(negative ? -total : total);
+  const auto high = static_cast<unsigned long long>(magnitude >> 64);
+  const auto low = static_cast<unsigned long long>(magnitude);
+  const int top = high != 0 ? 127 - __clzll(static_cast<long long>(high))
+                            : 63 - __clzll(static_cast<long long>(low));
+  double rounded;
+  if (top <= 52) {
+    rounded = ldexp(double(low), unit_exponent);
+  } else {
+    const int drop = top - 52;
+    const auto kept = static_cast<unsigned long long>(magnitude >> drop);
+    const unsigned __int128 rest = magnitude - (static_cast<unsigned __int128>(kept) << drop);
+    const unsigned __int128 half = static_cast<unsigned __int128>(1) << (drop - 1);
+    const bool up = rest > half || (rest == half && (kept & 1u) != 0);
+    rounded = ldexp(double(kept + (up ? 1u : 0u)), unit_exponent + drop);
+  }
+  return negative ? -rounded : rounded;
+}
+
+// 128-bit integers added across a warp (two 64-bit shuffles a level).
+__device__ __forceinline__ __int128 warp_sum(__int128 v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    const auto low = static_cast<unsigned long long>(v);
+    const auto high = static_cast<long long>(v >> 64);
+    const auto other_low = __shfl_xor_sync(0xffffffffu, low, offset);
+    const auto other_high = __shfl_xor_sync(0xffffffffu, high, offset);
+    v += (static_cast<__int128>(other_high) << 64) | other_low;
+  }
+  return v;
+}
+
+// Doubles: the block's span first (one barrier), then every input as an integer in units of the
+// lowest field's, summed in 128 bits (a second barrier for the warps' sums) and rounded by thread 0.
+template <int BLOCK, class Out>
+__device__ __forceinline__ bool doubles_in_window(const ExactArgs<double, Out>& args) {
+  __shared__ WarpSpans<BLOCK> warp_spans;
+  __shared__ bool warp_all_negative_zero[BLOCK / 32];
+  __shared__ __int128 warp_sums[BLOCK / 32];
+  const int n = int(args.num_items);
+  const OwnInputs<double, BLOCK> inputs(args.d_in, n);
+  FieldSpan span;
+  bool all_negative_zero = true;
+  inputs.each([&](const double& x) {
+    const auto bits = static_cast<unsigned long long>(__double_as_longlong(x));
+    span.note(unsigned(bits >> 52) & 0x7ffu, (bits << 1) != 0);
+    all_negative_zero = all_negative_zero && bits == (1ull << 63);
+  });
+  span.reduce_warp();
+  all_negative_zero = __all_sync(0xffffffffu, all_negative_zero);
+  const int warp = int(threadIdx.x) / 32;
+  if (threadIdx.x % 32 == 0) warp_spans.put(warp, span), warp_all_negative_zero[warp] = all_negative_zero;
+  __syncthreads();
+  const FieldSpan block = warp_spans.block();
+  if (!block.fits(0x7ffu, window_fields<double>(n))) return false;
+  __int128 sum = 0;
+  inputs.each([&](const double& x) { sum += scaled_integer(x, block.lowest); });
+  sum = warp_sum(sum);
+  if (threadIdx.x % 32 == 0) warp_sums[warp] = sum;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __int128 total = 0;
+    bool negative_zero = n > 0;
+#pragma unroll
+    for (int w = 0; w < BLOCK / 32; ++w)
+      total += warp_sums[w], negative_zero = negative_zero && warp_all_negative_zero[w];
+    *args.d_out = total != 0        ? round_scaled(total, int(block.lowest) - 1075)
+                  : negative_zero ? -0.0
+                                  : 0.0;
+  }
+  return true;
+}
+
+// The fast path: true when it wrote the answer; false, for every thread of the block alike, when
+// the inputs lie too far apart (or hold an infinity or NaN) and the general body must run.
+template <int BLOCK, class In, class Out>
+__device__ __forceinline__ bool one_block_in_window(const ExactArgs<In, Out>& args) {
+  wait_for_previous_kernel_then_release_next();
+  if constexpr (std::is_same_v<In, double>) return doubles_in_window<BLOCK>(args);
+  else return float_family_in_window<BLOCK>(args);
+}
+
+}  // namespace gpureduce::detail::exact
