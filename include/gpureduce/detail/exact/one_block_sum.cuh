@@ -121,25 +121,44 @@ struct WarpSpans {
   }
 };
 
-// Float family: every input widened to float (exact), its field noted, and added to one double,
-// speculatively: the block's span, known after the one barrier, says whether every add was exact.
-// The identity is -0, so a sum of -0 alone is -0 and any other exact zero +0, as IEEE gives.
+// A float family thread's span, two operations an input beside the add: the largest magnitude
+// (fmaxf of |x|, on the float pipe; it passes over NaN, which the sum then carries) and the least
+// nonzero one, as min(2|x|_bits - 1) (one VIADDMNMX: a zero wraps to the top).
+struct FloatMagnitudes {
+  float largest = 0.0f;
+  unsigned least_less_one = ~0u;
+  __device__ __forceinline__ void note(float f) {
+    largest = fmaxf(largest, fabsf(f));
+    least_less_one = __viaddmin_u32(__float_as_uint(f) << 1, ~0u, least_less_one);
+  }
+  __device__ __forceinline__ FieldSpan span() const {
+    FieldSpan s;
+    s.highest = __float_as_uint(largest) >> 23;
+    if (least_less_one != ~0u) s.lowest = max((least_less_one + 1u) >> 24, 1u);
+    return s;
+  }
+};
+
+// Float family: every input widened to float (exact), its magnitude noted, and added to one
+// double, speculatively: the block's span, known after the one barrier, says whether every add
+// was exact. The identity is -0, so a sum of -0 alone is -0 and any other exact zero +0, as IEEE
+// gives; a NaN the span passed over makes the sum NaN, written as the canonical NaN.
 template <int BLOCK, class In, class Out>
 __device__ __forceinline__ bool float_family_in_window(const ExactArgs<In, Out>& args) {
   __shared__ WarpSpans<BLOCK> warp_spans;
   __shared__ double warp_sums[BLOCK / 32];
   const int n = int(args.num_items);
   const OwnInputs<In, BLOCK> inputs(args.d_in, n);
-  FieldSpan span;
+  FloatMagnitudes magnitudes;
   double sum = -0.0;
   inputs.each([&](const In& x) {
     const float f = widen(x);
-    const unsigned magnitude = __float_as_uint(f) & 0x7fffffffu;
-    span.note(magnitude >> 23, magnitude != 0);
+    magnitudes.note(f);
     sum += double(f);
   });
 #pragma unroll
   for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+  FieldSpan span = magnitudes.span();
   span.reduce_warp();
   const int warp = int(threadIdx.x) / 32;
   if (threadIdx.x % 32 == 0) warp_spans.put(warp, span), warp_sums[warp] = sum;
@@ -150,8 +169,10 @@ __device__ __forceinline__ bool float_family_in_window(const ExactArgs<In, Out>&
 #pragma unroll
     for (int w = 1; w < BLOCK / 32; ++w) total += warp_sums[w];
     if (n == 0) total = 0.0;  // an empty sum is +0
-    if constexpr (std::is_same_v<Out, float>) *args.d_out = __double2float_rn(total);
-    else *args.d_out = total;
+    if constexpr (std::is_same_v<Out, float>)
+      *args.d_out = total != total ? __uint_as_float(0x7fc00000u) : __double2float_rn(total);
+    else
+      *args.d_out = total != total ? __longlong_as_double(0x7ff8000000000000ll) : total;
   }
   return true;
 }
