@@ -273,17 +273,19 @@ TEST(CorrectlyRounded, BadInputIsRefusedAndNothingWritten) {
 // different GPUs can be compared line by line; each must equal MPFR's.
 template <class In, class Out>
 void seeded_bits(const char* pair) {
-  for (ExactShape shape : {ExactShape::every_scale, ExactShape::ill_conditioned, ExactShape::everyday}) {
-    ExactInputs<In> inputs(20261124);
-    Exact<In, Out> x(inputs.make(shape, 1000003), "seeded");
-    for (int offset : {0, 1}) {
-      Out got{};
-      ASSERT_TRUE((run_gpureduce<typename Exact<In, Out>::C>(x.at(offset), 1000003, correctly_rounded(), got)));
-      std::printf("CR-BITS %s %s n=1000003 offset=%d seed=20261124: %s (MPFR %s)\n", pair,
-                  to_string(shape), offset, show(got).c_str(), show(x.oracle).c_str());
-      EXPECT_TRUE(same_result(got, x.oracle));
+  // 1000003 items: many blocks; 2000: one block (the window's fast path on everyday inputs).
+  for (std::int64_t n : {1000003, 2000})
+    for (ExactShape shape : {ExactShape::every_scale, ExactShape::ill_conditioned, ExactShape::everyday}) {
+      ExactInputs<In> inputs(20261124);
+      Exact<In, Out> x(inputs.make(shape, n), "seeded");
+      for (int offset : {0, 1}) {
+        Out got{};
+        ASSERT_TRUE((run_gpureduce<typename Exact<In, Out>::C>(x.at(offset), n, correctly_rounded(), got)));
+        std::printf("CR-BITS %s %s n=%lld offset=%d seed=20261124: %s (MPFR %s)\n", pair,
+                    to_string(shape), (long long)n, offset, show(got).c_str(), show(x.oracle).c_str());
+        EXPECT_TRUE(same_result(got, x.oracle));
+      }
     }
-  }
 }
 
 // automatic's one-block fast path (detail/exact/one_block_sum.cuh) adds in one double (float
