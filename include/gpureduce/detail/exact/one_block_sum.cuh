@@ -3,7 +3,7 @@
 // the largest, their exact sum fits one double (float family) or one 128-bit integer (doubles)
 // whatever the order of the adds, so rounding that once is the answer: no state to clear, no
 // limbs to combine, no rounding limb by limb, which were most of a one-block call's time
-// (docs/tuning.md, 'One-block window'). Otherwise, and for infinities and NaN, the caller runs
+// (docs/tuning.md, 'Correctly rounded sums', 'One-block window'). Otherwise, and for infinities and NaN, the caller runs
 // the general body (kernels.cuh), which gives the same bits: both are the exact sum rounded once.
 #pragma once
 
@@ -26,11 +26,11 @@ inline constexpr std::uint64_t kOneBlockBytes = std::uint64_t(16) << 10;
 // ceil(log2(n)) for 0 < n <= 2^16: a sum of n terms below 2^b is below 2^(b + this).
 __device__ __forceinline__ int log2_ceil(int n) { return n <= 1 ? 0 : 32 - __clz(n - 1); }
 
-// How many exponent fields below the largest the block's nonzero inputs may reach for their sum
-// to be exact in the accumulator: the terms are integer multiples of the lowest field's unit
-// below 2^(precision + span) of them, and n of them must stay below 2^53 (a double's integers)
-// or 2^127 (a signed 128-bit integer). Halves need no test: each is a multiple of 2^-24 below
-// 2^16, so 2^13 of them (16 KiB) stay below 2^53 units.
+// How many exponent fields below the largest the block's nonzero inputs may reach for every
+// partial sum to be exact in the accumulator: each input is an integer number of the lowest
+// field's units, below 2^(precision + span) of them, and n inputs must stay below 2^53 units (a
+// double holds such integers exactly) or 2^127 (a signed 128-bit integer). Halves need no test:
+// each is a multiple of 2^-24 below 2^16, so 2^13 of them (16 KiB) stay below 2^53 units.
 template <class In>
 __device__ __forceinline__ int window_fields(int n) {
   if constexpr (std::is_same_v<In, __half>) return 1 << 16;
