@@ -46,6 +46,8 @@ template <class In, int BLOCK>
 struct OwnInputs {
   static constexpr int kPerVector = int(16 / sizeof(In));
   static constexpr int kVectors = int(kOneBlockBytes / 16 / BLOCK);
+  static_assert(kVectors >= 1 && std::uint64_t(kVectors) * 16 * BLOCK == kOneBlockBytes,
+                "a block's threads hold its whole input in whole vectors");
   uint4 vector[kVectors];
   In head, tail;
   int vectors;
