@@ -14,10 +14,6 @@ namespace gpureduce::detail::exact {
 // partials to fold, one launch, on state a stream or graph slot keeps zero (as the default
 // engine's last_block). docs/tuning.md has the measurements behind them.
 inline constexpr Pipeline kAutomaticPipeline = Pipeline::atomic;
-// One block up to 16 KiB of input, not the default engine's 64 KiB: an exact add costs a
-// conversion and a double add (floats) or two TwoSums (doubles), and one SM did 16K floats in
-// 8.1 us against 5.7 us for 1K (H100, ncu, 2026-11-24), while 32 blocks took 7.4 us.
-inline constexpr std::uint64_t kSingleBlockBytes = kOneBlockBytes;
 // Double family: a block sums at most 2^30 inputs, so that the remainders its threads move into
 // its state (at most one piece below 2^32 per limb per input) cannot overflow a 64-bit limb.
 inline constexpr std::int64_t kMostItemsPerBlock = std::int64_t(1) << 30;
@@ -132,10 +128,10 @@ cudaError_t exact_shape(const ExactCall& c, const Choice& choice, const void* ke
     cap = cluster_cap < cap ? (cluster_cap < 1 ? 1 : cluster_cap) : cap;
   }
   if (o.grid_blocks > 0 && o.grid_blocks < cap) cap = o.grid_blocks;
-  // automatic: one block up to kSingleBlockBytes (no state to meet in), else the default rule.
+  // automatic: one block up to kOneBlockBytes (no state to meet in), else the default rule.
   const std::uint64_t bytes = std::uint64_t(c.num_items) * sizeof(In);
   const std::int64_t target = !choice.automatic_strategy || o.grid_blocks != 0 ? cap
-                              : bytes <= kSingleBlockBytes                 ? 1
+                              : bytes <= kOneBlockBytes                    ? 1
                                                                            : automatic_grid_target(bytes);
   const auto address = reinterpret_cast<std::uintptr_t>(c.d_in);
   shape.pipeline = pipeline;
@@ -234,7 +230,7 @@ cudaError_t run_exact(const ExactCall& c, const Choice& choice) {
                       choice.automatic_pipeline && choice.block_threads == kAutomaticBlockThreads;
   // ... and its one-block plan, when nothing is exported, a kernel with the window's fast path.
   const bool one_block = shaped && c.d_state_out == nullptr && c.options.grid_blocks <= 1 &&
-                         std::uint64_t(c.num_items) * sizeof(In) <= kSingleBlockBytes;
+                         std::uint64_t(c.num_items) * sizeof(In) <= kOneBlockBytes;
   const auto kernel = one_block ? exact_one_block_kernel<In, Out>
                       : shaped  ? exact_automatic_kernel<In, Out>
                                 : exact_sum_kernel<Rung, BLOCK, In, Out>;
