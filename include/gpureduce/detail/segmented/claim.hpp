@@ -44,13 +44,15 @@ GPUREDUCE_HD constexpr unsigned long long guided_run(unsigned long long total,
 // thread until it arrived. No counter once a run of one has been asked for: every later one is
 // one too (sizes only shrink as the counter grows), and each read is one more access to the
 // counter every worker's atomics already queue on.
+// `statics`: the entries handed out before the counter's first (the warps' static first runs).
 struct CounterPeek {
   const unsigned long long* counter;
   unsigned last;
   unsigned seen;
+  unsigned statics;
   __device__ __forceinline__ void at(unsigned piece) {
     if (counter != nullptr && piece == last)
-      seen = unsigned(*reinterpret_cast<const volatile unsigned long long*>(counter));
+      seen = statics + unsigned(*reinterpret_cast<const volatile unsigned long long*>(counter));
   }
   // Entries handed out, at least: the counter as read, or the end of the claim in hand.
   __device__ __forceinline__ unsigned handed_out(unsigned first, unsigned held) const {

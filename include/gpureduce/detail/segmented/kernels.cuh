@@ -45,9 +45,9 @@ __device__ __forceinline__ std::int64_t grid_warps() {
 }
 
 // The warp-level work: the batches split statically (warp w takes w, w + W, w + 2W, ... of W
-// warps; each batch is at most 32 x 128 items), then the warp list claimed in runs (claim.hpp:
-// entries of up to 16 KiB each, so claims even out what a static split would leave to chance).
-// The next claim is in flight while the warp reduces its run.
+// warps; each batch is at most 32 x 128 items), then the warp list in runs (claim.hpp: entries of
+// up to 16 KiB each, so claims even out what a static split would leave to chance). The next claim
+// is in flight while the warp reduces its run.
 template <class P>
 __device__ void reduce_warp_work(const Args<P>& a, unsigned warp_count, unsigned char* stage) {
   const std::int64_t batches = ceil_div(a.num_segments, kWarpThreads);
@@ -58,15 +58,16 @@ __device__ void reduce_warp_work(const Args<P>& a, unsigned warp_count, unsigned
   const bool leader = threadIdx.x % kWarpThreads == 0;
   const unsigned workers = unsigned(grid_warps());
   unsigned held = unsigned(guided_run(warp_count, 0, workers));
-  // An empty list takes no claims: every warp's first claim queued on the one counter (4224 atomics
-  // on an H100) before the block-level work (split rows 1-3% slower: docs/tuning.md 'Segmented
-  // overheads'). A condition, not an early return, which spilled in the int32 kernels.
-  unsigned claim = leader && warp_count > 0 ? unsigned(atomicAdd(counter, held)) : 0u;
-  unsigned first = __shfl_sync(kFullWarpMask, claim, 0);
-  CounterPeek peek{nullptr, 0u, 0u};
+  // Each warp's first run is static (warp w: entries [w x held, w x held + held)), the counter's
+  // claims come after all of them. Claimed, every warp's first run queued on the one counter (4224
+  // atomics on an H100) before its first load: 2^12-float segments 1.27-1.32 -> 1.19-1.25x CUB on
+  // an H200 (docs/tuning.md, 'Static first runs'). An empty list takes no claims at all.
+  const unsigned statics = workers * held;
+  unsigned claim = 0, first = unsigned(global_warp()) * held;
+  CounterPeek peek{nullptr, 0u, 0u, statics};
   while (first < warp_count) {
     const unsigned ask = unsigned(guided_run(warp_count, peek.handed_out(first, held), workers));
-    if (leader) claim = unsigned(atomicAdd(counter, ask));
+    if (leader) claim = statics + unsigned(atomicAdd(counter, ask));
     const unsigned run = held < warp_count - first ? held : warp_count - first;
     peek.counter = leader && ask > 1 ? counter : nullptr;
     peek.last = run - 1;
@@ -90,7 +91,7 @@ __device__ void reduce_block_work(const Args<P>& a, unsigned chunks, unsigned sp
   // Fewer chunks than ring slots: every chunk finds its slot in the first generation, so no block
   // waits for a slot and the folds need not release theirs (a release store is a fence).
   const bool ring_wraps = chunks > (1u << a.ring_log2);
-  CounterPeek peek{nullptr, 0u, 0u};
+  CounterPeek peek{nullptr, 0u, 0u, 0u};
   if (threadIdx.x == 0) {
     sh.ask = unsigned(guided_run(units, 0, gridDim.x));
     sh.claimed = units > 0 ? unsigned(atomicAdd(&a.control->next_unit, sh.ask)) : 0u;  // as the warps'
