@@ -2,6 +2,10 @@
 //   ncu --set full -k regex:reduce_kernel --launch-skip 1 --launch-count 1 ./segmented_ncu SHAPE
 // profiles the reduce kernel of the second call. SHAPE: huge (4 segments of 2^24 floats), mix
 // (64K segments of 256-4K floats, the benchmark's seed), or K (2^26 floats in segments of 2^K).
+// A second argument picks who reduces (2026-11-27): offsets (the default), fixed (FixedSizeSum,
+// uniform shapes only) or cub (cub::DeviceSegmentedReduce::Sum on the same offsets), so the
+// kernels of the three can be profiled on the same items; a third, log2 of the items for K
+// shapes (default 26).
 // Built against the library:
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Ibenchmark/probes benchmark/probes/segmented_ncu.cu build/libgpureduce.a -o segmented_ncu
 #include <cstdio>
@@ -9,6 +13,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include <cub/device/device_segmented_reduce.cuh>
 
 #include "gpureduce/segmented.hpp"
 #include "segmented_probe.cuh"
@@ -24,7 +30,8 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 65536; ++i) lengths.push_back(pick(rng));
   } else {
     const int k = std::atoi(shape.c_str());
-    lengths.assign(std::size_t((std::int64_t(1) << 26) >> k), std::int64_t(1) << k);
+    const int log2_items = argc > 3 ? std::atoi(argv[3]) : 26;
+    lengths.assign(std::size_t((std::int64_t(1) << log2_items) >> k), std::int64_t(1) << k);
   }
   std::vector<std::int64_t> begin, end;
   std::int64_t span = 0;
@@ -40,13 +47,22 @@ int main(int argc, char** argv) {
   CHECK(cudaMemcpy(d_end, end.data(), n * 8, cudaMemcpyHostToDevice));
   fill<<<1024, 256>>>(in, span, 12345u);
   CHECK(cudaGetLastError());
+  const std::string who = argc > 2 ? argv[2] : "offsets";
+  const std::int64_t size = lengths.front();
+  const auto call = [&](void* temp, std::size_t& bytes) {
+    if (who == "cub")
+      return cub::DeviceSegmentedReduce::Sum(temp, bytes, in, out, n, d_begin, d_end);
+    if (who == "fixed")
+      return gpureduce::DeviceSegmentedReduce::FixedSizeSum(temp, bytes, in, out, n, size);
+    return gpureduce::DeviceSegmentedReduce::Sum(temp, bytes, in, out, n, d_begin, d_end);
+  };
   std::size_t bytes = 0;
   void* temp = nullptr;
-  CHECK(gpureduce::DeviceSegmentedReduce::Sum(temp, bytes, in, out, n, d_begin, d_end));
-  CHECK(cudaMalloc(&temp, bytes));
-  for (int call = 0; call < 2; ++call)
-    CHECK(gpureduce::DeviceSegmentedReduce::Sum(temp, bytes, in, out, n, d_begin, d_end));
+  CHECK(call(temp, bytes));
+  CHECK(cudaMalloc(&temp, bytes > 0 ? bytes : 1));
+  for (int round = 0; round < 2; ++round) CHECK(call(temp, bytes));
   CHECK(cudaDeviceSynchronize());
-  std::printf("%s: %lld segments, %lld floats\n", shape.c_str(), (long long)n, (long long)span);
+  std::printf("%s by %s: %lld segments, %lld floats\n", shape.c_str(), who.c_str(), (long long)n,
+              (long long)span);
   return 0;
 }
