@@ -25,18 +25,27 @@ struct Claims {
   std::uint64_t largest = 0;
 };
 
-Claims simulate(std::uint64_t total, std::uint64_t workers, std::uint64_t seed) {
+// With `static_first`, as the kernel's warps (kernels.cuh, reduce_warp_work): worker w's first run
+// is entries [w x s, w x s + s), s = guided_run(total, 0, workers), without a claim, and the
+// counter's claims start at workers x s. `hits` counts how often each entry was handed out.
+Claims simulate(std::uint64_t total, std::uint64_t workers, std::uint64_t seed,
+                bool static_first = false) {
   std::mt19937_64 rng(seed);
   std::vector<bool> done(workers, false);
+  std::vector<unsigned> hits(total, 0);
+  const std::uint64_t share = guided_run(total, 0, workers);
+  const std::uint64_t statics = static_first ? workers * share : 0;
   std::uint64_t counter = 0, finished = 0;
   Claims c;
+  for (std::uint64_t w = 0; static_first && w < workers; ++w)
+    for (std::uint64_t i = w * share; i < std::min((w + 1) * share, total); ++i) ++hits[i];
   while (finished < workers) {
     const std::uint64_t w = rng() % workers;
     if (done[w]) continue;
-    const std::uint64_t run = guided_run(total, counter, workers);
+    const std::uint64_t run = guided_run(total, statics + counter, workers);
     EXPECT_GE(run, 1u);
     EXPECT_LE(run, kMaxRun);
-    const std::uint64_t first = counter;
+    const std::uint64_t first = statics + counter;
     counter += run;
     ++c.count;
     c.largest = std::max(c.largest, run);
@@ -46,6 +55,7 @@ Claims simulate(std::uint64_t total, std::uint64_t workers, std::uint64_t seed) 
       continue;
     }
     const std::uint64_t end = std::min(first + run, total);
+    for (std::uint64_t i = first; i < end; ++i) ++hits[i];
     c.covered += end - first;
     if (end == total) c.last_run = run;
     // Once less than a run of two for each worker's share is left, runs are single entries.
@@ -53,6 +63,8 @@ Claims simulate(std::uint64_t total, std::uint64_t workers, std::uint64_t seed) 
       EXPECT_EQ(run, 1u) << first;
     }
   }
+  const auto once = std::count(hits.begin(), hits.end(), 1u);
+  EXPECT_EQ(std::uint64_t(once), total) << "entries not handed out exactly once";
   return c;
 }
 
@@ -81,6 +93,18 @@ TEST(SegmentedClaims, LongListsTakeFarFewerClaimsThanEntries) {
   EXPECT_EQ(warps.last_run, 1u);  // the list's end goes out a single entry at a time
   // A list long enough for the cap: runs of 32 while it lasts.
   EXPECT_EQ(simulate(1u << 24, 4224, 2).largest, kMaxRun);
+}
+
+TEST(SegmentedClaims, StaticFirstRunsAndClaimsHandOutEveryEntryOnce) {
+  // The warps' first runs without a claim: 2^12-float segments (16384 on 4224 warps: runs of one),
+  // the 256-4K mix (65536: first runs of three), fewer entries than warps, and 2^18 entries.
+  for (std::uint64_t total : {0ull, 1ull, 100ull, 16384ull, 65536ull, 262144ull}) {
+    const Claims c = simulate(total, 4224, total + 7, true);
+    const std::uint64_t statics = 4224 * guided_run(total, 0, 4224);
+    EXPECT_EQ(c.covered + std::min(total, statics), total) << total;
+  }
+  // Every worker still makes its last, empty claim; the first runs took 4224 claims off the counter.
+  EXPECT_EQ(simulate(16384, 4224, 5, true).count + 4224, simulate(16384, 4224, 5).count);
 }
 
 TEST(SegmentedClaims, ShortListsGoOutOneEntryAtATime) {
