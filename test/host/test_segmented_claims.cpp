@@ -104,7 +104,8 @@ TEST(SegmentedClaims, StaticFirstRunsAndClaimsHandOutEveryEntryOnce) {
   // the 256-4K mix (65536: first runs of three), fewer entries than warps, and 2^18 entries.
   for (std::uint64_t total : {0ull, 1ull, 100ull, 16384ull, 65536ull, 262144ull})
     EXPECT_EQ(simulate(total, 4224, total + 7, true).covered, total) << total;
-  // Every worker still makes its last, empty claim; the first runs took 4224 claims off the counter.
+  // Every worker still makes its last, empty claim; the first runs took 4224 claims off the
+  // counter.
   EXPECT_EQ(simulate(16384, 4224, 5, true).count + 4224, simulate(16384, 4224, 5).count);
 }
 
