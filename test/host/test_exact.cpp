@@ -13,7 +13,7 @@
 
 #include "common/exact_inputs.hpp"
 #include "common/mpfr_oracle.hpp"
-#include "gpureduce/detail/exact/double_expansion.hpp"
+#include "gpureduce/detail/exact/double_thread.hpp"
 #include "gpureduce/detail/exact/float_bins.hpp"
 #include "gpureduce/detail/exact/round.hpp"
 
@@ -128,36 +128,62 @@ void add_double_exactly(ExactState<DoubleFamily>& state, double v, unsigned& see
   }
 }
 
-ExactState<DoubleFamily> model_double(const std::vector<double>& x, int threads, int capacity) {
+// The device's double path (double_thread.hpp, the code the kernels run) with a sink that adds
+// exactly and counts its calls: each thread's inputs in batches of 8 (the vectorized loop's), then
+// of 2 (its ragged last vectors), then one (the scalar tail). With a `capacity` below the device's
+// the window is folded and the expansion flushed every `capacity` inputs as well.
+struct CountingSink {
+  ExactState<DoubleFamily>* total;
+  unsigned* seen;
+  int* calls;
+  void operator()(double v) const {
+    ++*calls;
+    add_double_exactly(*total, v, *seen);
+  }
+};
+
+ExactState<DoubleFamily> model_double(const std::vector<double>& x, int threads, int capacity,
+                                      int* sink_calls = nullptr) {
   ExactState<DoubleFamily> total{};
+  int calls = 0;
   for (int t = 0; t < threads; ++t) {
-    DoubleExpansion expansion;
     unsigned seen = 0;
-    int count = 0;
-    auto flush = [&] {
-      std::uint64_t hi_bits;
-      std::memcpy(&hi_bits, &expansion.hi, 8);
-      if (hi_bits != 0x8000000000000000ull) seen |= 1u << kNotNegativeZero;
-      add_double_exactly(total, expansion.hi, seen);
-      add_double_exactly(total, expansion.lo, seen);
-      expansion = DoubleExpansion{};
-      count = 0;
-    };
-    for (std::size_t i = std::size_t(t); i < x.size(); i += std::size_t(threads)) {
-      const double v = x[i];
-      if (!(std::fabs(v) < kDoubleExpansionLimit)) {  // the slow path: huge, infinite or NaN
-        seen |= 1u << kNotNegativeZero;
-        add_double_exactly(total, v, seen);
-        continue;
+    std::vector<double> mine;
+    for (std::size_t i = std::size_t(t); i < x.size(); i += std::size_t(threads))
+      mine.push_back(x[i]);
+    DoubleThreadSum<CountingSink> thread(CountingSink{&total, &seen, &calls});
+    std::size_t i = 0;
+    int since_flush = 0;
+    auto step = [&](int added) {
+      thread.counted<8>(added);
+      if ((since_flush += added) >= capacity) {
+        thread.fold();
+        thread.flush_expansion();
+        since_flush = 0;
       }
-      const double remainder = expansion.add(v);
-      if (remainder != 0) add_double_exactly(total, remainder, seen);
-      if (++count == capacity) flush();
+    };
+    for (; i + 8 <= mine.size(); i += 8) {
+      double batch[8];
+      std::copy(mine.begin() + std::ptrdiff_t(i), mine.begin() + std::ptrdiff_t(i + 8), batch);
+      thread.add_batch(batch);
+      step(8);
     }
-    flush();
+    for (; i + 2 <= mine.size(); i += 2) {
+      const double batch[2] = {mine[i], mine[i + 1]};
+      thread.add_batch(batch);
+      step(2);
+    }
+    if (i < mine.size()) {
+      thread.add(mine[i]);
+      step(1);
+    }
+    thread.fold();
+    thread.flush_expansion();
+    seen |= thread.seen;
     for (int k = kNaNs; k < kCounts; ++k) total.count[k] += (seen >> k) & 1u;
   }
   total.count[kItems] = std::int64_t(x.size());
+  if (sink_calls) *sink_calls = calls;
   return total;
 }
 
@@ -217,6 +243,75 @@ TEST(ExactModel, CapacitiesHoldTheirWorstCase) {
   h[0] = __float2half(0x1p-24f);
   ASSERT_TRUE(same_result(model_sum<__half, float>(h, 1, kHalfCapacity),
                           correctly_rounded_sum<float>(h.data(), std::int64_t(h.size()))));
+}
+
+// The double window at its worst case: a first batch of 1.5 * 2^e opens it at top e + 3; then
+// inputs just below 2^top of one sign whose parts under the high word's grid, 2^(top - 42), are
+// just under half of it (both words' largest drift), to kCapacity inputs, the last batch of them
+// with their last bit on the low word's grid, 2^(top - 33 - 52). Exact only if the biases and the
+// capacity are right; and on the window's path throughout (the expansion untouched until the
+// end).
+TEST(ExactModel, DoubleWindowHoldsItsWorstCase) {
+  for (int e : {-980, -500, 0, 3, 600, 996}) {
+    for (double sign : {1.0, -1.0}) {
+      const int top = e + 3;
+      std::vector<double> x(8, sign * std::ldexp(1.5, e));
+      x.resize(DoubleWindow::kCapacity - 8, sign * std::ldexp(1.0 - 0x1p-43 - 0x1p-53, top));
+      x.resize(DoubleWindow::kCapacity, sign * std::ldexp(1.0 + 0x1p-52, top - 33));
+      ExactState<DoubleFamily> total{};
+      unsigned seen = 0;
+      int calls = 0;
+      DoubleThreadSum<CountingSink> thread(CountingSink{&total, &seen, &calls});
+      for (std::size_t i = 0; i < x.size(); i += 8) {
+        double batch[8];
+        std::copy(x.begin() + std::ptrdiff_t(i), x.begin() + std::ptrdiff_t(i + 8), batch);
+        thread.add_batch(batch);
+        if (i + 8 < x.size()) thread.counted<8>(8);
+      }
+      ASSERT_TRUE(thread.window.limit != 0 && same_bits(thread.expansion.hi, -0.0))
+          << "e=" << e << ": an input left the window's path";
+      thread.fold();
+      thread.flush_expansion();
+      total.count[kItems] = std::int64_t(x.size());
+      total.count[kNotNegativeZero] = 1;
+      const double got = round_to_nearest_even<double>(total);
+      ASSERT_TRUE(same_result(got, correctly_rounded_sum<double>(x.data(), std::int64_t(x.size()))))
+          << "e=" << e << " sign=" << sign;
+      ASSERT_EQ(calls, 2);
+    }
+  }
+}
+
+// Uniform doubles take the window's path: after 31 batches (below a fold) the window is open and
+// the expansion untouched. Inputs 2^-40 times smaller than the batch that opened it leave
+// remainders (the window then closes and the expansion takes them), and still add up exactly.
+TEST(ExactModel, DoubleWindowTakesEverydayInputs) {
+  ExactInputs<double> inputs(seed());
+  const std::vector<double> everyday = inputs.make(ExactShape::everyday, 31 * 8);
+  ExactState<DoubleFamily> total{};
+  unsigned seen = 0;
+  int calls = 0;
+  DoubleThreadSum<CountingSink> thread(CountingSink{&total, &seen, &calls});
+  double batch[8];
+  for (std::size_t i = 0; i < everyday.size(); i += 8) {
+    std::copy(everyday.begin() + std::ptrdiff_t(i), everyday.begin() + std::ptrdiff_t(i + 8),
+              batch);
+    thread.add_batch(batch);
+    thread.counted<8>(8);
+  }
+  EXPECT_NE(thread.window.limit, 0u);
+  EXPECT_TRUE(same_bits(thread.expansion.hi, -0.0));
+  EXPECT_EQ(calls, 0);
+  batch[3] = std::ldexp(batch[3], -40);
+  thread.add_batch(batch);
+  EXPECT_EQ(thread.window.limit, 0u);
+  EXPECT_FALSE(same_bits(thread.expansion.hi, -0.0));
+
+  std::vector<double> tiny = inputs.make(ExactShape::everyday, 4096);
+  for (std::size_t i = 9; i < tiny.size(); i += 64) tiny[i] = std::ldexp(tiny[i], -40);
+  const double got = round_to_nearest_even<double>(model_double(tiny, 4, kDoubleExpansionCapacity));
+  EXPECT_TRUE(
+      same_result(got, correctly_rounded_sum<double>(tiny.data(), std::int64_t(tiny.size()))));
 }
 
 // The bfloat16 batch test (Bfloat16PairBounds, two inputs a word) against in_window input by

@@ -221,6 +221,18 @@ cudaError_t launch_exact(const ExactCall& c, const Choice& choice,
                         args, int(s.grid));
 }
 
+// automatic's double kernel takes the window (double_thread.hpp) from this many items: below it
+// a thread of its grid has no full batch of 8, and the window's kernel ran 0.1-0.25 µs slower a
+// call from 4K to 256K items (H100, graphs), where at 1M it ran 0.1 faster and at 4M 0.6
+// (docs/tuning.md, 'The double window').
+inline constexpr std::int64_t kDoubleWindowMinItems = std::int64_t(1) << 20;
+template <class In, class Out>
+auto automatic_exact_kernel(std::int64_t num_items) {
+  if constexpr (std::is_same_v<In, double>)
+    if (num_items >= kDoubleWindowMinItems) return exact_automatic_kernel<In, Out, true>;
+  return exact_automatic_kernel<In, Out, false>;
+}
+
 template <class Rung, int BLOCK, class In, class Out>
 cudaError_t run_exact(const ExactCall& c, const Choice& choice) {
   if (std::is_same_v<Rung, CubBlockRung> && choice.block_threads != kCubBlockThreads)
@@ -232,7 +244,7 @@ cudaError_t run_exact(const ExactCall& c, const Choice& choice) {
   const bool one_block = shaped && c.d_state_out == nullptr && c.options.grid_blocks <= 1 &&
                          std::uint64_t(c.num_items) * sizeof(In) <= kOneBlockBytes;
   const auto kernel = one_block ? exact_one_block_kernel<In, Out>
-                      : shaped  ? exact_automatic_kernel<In, Out>
+                      : shaped  ? automatic_exact_kernel<In, Out>(c.num_items)
                                 : exact_sum_kernel<Rung, BLOCK, In, Out>;
   ExactShape s;
   cudaError_t error = exact_shape<Rung, In>(c, choice, reinterpret_cast<const void*>(kernel), s);

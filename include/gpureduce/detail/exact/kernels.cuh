@@ -159,17 +159,18 @@ __device__ __forceinline__ void sum_float_family(const ExactArgs<In, Out>& args,
   }
 }
 
-// Double family: each thread's double expansion, its remainders in the block's state as they come;
-// at the end the vectorized rung merges the expansions by warps, the seed rungs add their pieces
-// limb by limb with their own block reduction.
-template <class Rung, int BLOCK, class In, class Out>
+// Double family: each thread's window and double expansion (kWindow false: the expansion alone),
+// their remainders in the block's state as they come; at the end the vectorized rung merges the
+// expansions by warps, the seed rungs add their pieces limb by limb with their own block reduction.
+template <class Rung, int BLOCK, bool kWindow, class In, class Out>
 __device__ __forceinline__ void sum_double_family(const ExactArgs<In, Out>& args,
                                                   const BlockMemory<DoubleFamily>& m) {
   BlockExact<DoubleFamily>& shared = *m.exact;
-  DoubleExpansionThread thread(shared.state);
+  DoubleExpansionThread<kWindow> thread(shared.state);
   sum_inputs<kVectorLoads<Rung>>(args.d_in, args.num_items, std::int64_t(blockIdx.x),
                                  std::int64_t(gridDim.x), thread);
   if constexpr (kVectorLoads<Rung>) {
+    thread.fold();
     thread.note_sign_of_zero();
     block_or(thread.seen, shared.seen);
     combine_expansions_by_warps(shared, thread.expansion, m.slots);
@@ -226,8 +227,9 @@ __device__ __forceinline__ void finish_block(const ExactArgs<In, Out>& args,
 }
 
 // The body of every first-pass kernel. kAtomicOnly: automatic's kernel, built with the atomic
-// epilogue alone (less code on the path, and in the instruction cache).
-template <class Rung, int BLOCK, class In, class Out, bool kAtomicOnly>
+// epilogue alone (less code on the path, and in the instruction cache). kDoubleWindow: doubles
+// take the window (DoubleThreadSum).
+template <class Rung, int BLOCK, class In, class Out, bool kAtomicOnly, bool kDoubleWindow = true>
 __device__ __forceinline__ void exact_sum_block(const ExactArgs<In, Out>& args) {
   using Family = family_of<In>;
   wait_for_previous_kernel_then_release_next();
@@ -244,7 +246,7 @@ __device__ __forceinline__ void exact_sum_block(const ExactArgs<In, Out>& args) 
   m.exact->clear(m.slots);
   __syncthreads();
   if constexpr (std::is_same_v<Family, FloatFamily>) sum_float_family<Rung, BLOCK>(args, m);
-  else sum_double_family<Rung, BLOCK>(args, m);
+  else sum_double_family<Rung, BLOCK, kDoubleWindow>(args, m);
   finish_block<kAtomicOnly>(args, *m.exact);
 }
 
@@ -255,11 +257,12 @@ __global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>) exact_sum_kernel(ExactA
 
 // automatic's kernel: the vectorized rung at its block size, the atomic epilogue only. At least
 // four blocks an SM (64 registers): left free, the double kernel took 120 registers, two blocks.
+// For doubles built twice, with and without the window (dispatch.cuh: kDoubleWindowMinItems).
 inline constexpr int kAutomaticBlockThreads = 256;
-template <class In, class Out>
+template <class In, class Out, bool kDoubleWindow>
 __global__ void __launch_bounds__(kAutomaticBlockThreads, 4)
     exact_automatic_kernel(ExactArgs<In, Out> args) {
-  exact_sum_block<VectorizedRung, kAutomaticBlockThreads, In, Out, true>(args);
+  exact_sum_block<VectorizedRung, kAutomaticBlockThreads, In, Out, true, kDoubleWindow>(args);
 }
 
 // automatic's one-block kernel (at most kOneBlockBytes of input, nothing exported): the fast path
@@ -268,7 +271,7 @@ template <class In, class Out>
 __global__ void __launch_bounds__(kAutomaticBlockThreads)
     exact_one_block_kernel(ExactArgs<In, Out> args) {
   if (one_block_in_window<kAutomaticBlockThreads>(args)) return;
-  exact_sum_block<VectorizedRung, kAutomaticBlockThreads, In, Out, true>(args);
+  exact_sum_block<VectorizedRung, kAutomaticBlockThreads, In, Out, true, false>(args);
 }
 
 // two_kernel's second pass: one block folds the first pass's states and rounds.

@@ -1,13 +1,14 @@
 // One thread's exact sum of its inputs (correctly rounded sums): for floats and bfloat16 a window of
-// exponents in a register and bins in shared memory, for halves one double, for doubles a double
-// expansion in registers. What none can hold goes straight into the block's state (block_state.cuh).
+// exponents in a register and bins in shared memory, for halves one double, for doubles a window
+// of two biased doubles and a double expansion in registers. What none can hold goes straight into
+// the block's state (block_state.cuh).
 #pragma once
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include "block_state.cuh"
-#include "double_expansion.hpp"
+#include "double_thread.hpp"
 #include "float_bins.hpp"
 
 namespace gpureduce::detail::exact {
@@ -325,71 +326,23 @@ struct HalfSumThread {
   }
 };
 
-// Double inputs into a two-word expansion (double_expansion.hpp); remainders, huge values, and
-// the expansion every kDoubleExpansionCapacity inputs go into the block's state.
-struct DoubleExpansionThread {
-  DoubleExpansion expansion;
+// Double inputs (double_thread.hpp): batches that fit a window of exponents in three double adds
+// an input, the rest through a two-word expansion; what neither holds into the block's state.
+struct BlockStateSink {
   ExactState<DoubleFamily>* block;
-  int count = 0;
-  unsigned seen = 0;
+  __device__ __forceinline__ void operator()(double v) const { atomic_add_value(*block, v); }
+};
 
-  __device__ explicit DoubleExpansionThread(ExactState<DoubleFamily>& state) : block(&state) {}
-  __device__ __forceinline__ void add(double v) {
-    if (!(fabs(v) < kDoubleExpansionLimit)) return add_slowly(v);
-    const double remainder = expansion.add(v);
-    if (remainder != 0) atomic_add_value(*block, remainder);
-  }
-  // A batch: one test for inputs out of the expansion's range, one for remainders.
-  template <int N>
-  __device__ __forceinline__ void add_batch(const double (&items)[N]) {
-    bool in_range = true;
-#pragma unroll
-    for (int j = 0; j < N; ++j) in_range = in_range && fabs(items[j]) < kDoubleExpansionLimit;
-    if (!in_range) {
-#pragma unroll
-      for (int j = 0; j < N; ++j) add(items[j]);
-      return;
-    }
-    double remainder[N];
-    bool any = false;
-#pragma unroll
-    for (int j = 0; j < N; ++j) {
-      remainder[j] = expansion.add(items[j]);
-      any = any || remainder[j] != 0;
-    }
-    if (any)
-#pragma unroll
-      for (int j = 0; j < N; ++j) atomic_add_value(*block, remainder[j]);
-  }
-  __device__ void add_slowly(double v) {
-    if (isnan(v)) {
-      seen |= 1u << kNaNs;
-    } else if (isinf(v)) {
-      seen |= 1u << (v < 0 ? kNegativeInfinities : kPositiveInfinities);
-    } else {
-      seen |= 1u << kNotNegativeZero;
-      atomic_add_value(*block, v);
-    }
-  }
-  __device__ __forceinline__ void note_sign_of_zero() {
-    if (__double_as_longlong(expansion.hi) != static_cast<long long>(0x8000000000000000ull))
-      seen |= 1u << kNotNegativeZero;
-  }
-  template <int kBatch>
-  __device__ __forceinline__ void counted(int added) {
-    count += added;
-    if (count > kDoubleExpansionCapacity - kBatch) {
-      note_sign_of_zero();
-      atomic_add_value(*block, expansion.hi);
-      atomic_add_value(*block, expansion.lo);
-      expansion = DoubleExpansion{};
-      count = 0;
-    }
-  }
-  // The end: the expansion's two words as pieces on the limb grid, for the block's combine.
+template <bool kWindow>
+struct DoubleExpansionThread : DoubleThreadSum<BlockStateSink, kWindow> {
+  __device__ explicit DoubleExpansionThread(ExactState<DoubleFamily>& state)
+      : DoubleThreadSum<BlockStateSink, kWindow>(BlockStateSink{&state}) {}
+  // The end: the window folded, the expansion's two words as pieces on the limb grid, for the
+  // block's combine.
   __device__ __forceinline__ void finish(Pieces (&pieces)[2]) {
-    note_sign_of_zero();
-    const double words[2] = {expansion.hi, expansion.lo};
+    this->fold();
+    this->note_sign_of_zero();
+    const double words[2] = {this->expansion.hi, this->expansion.lo};
 #pragma unroll
     for (int w = 0; w < 2; ++w) {
       std::int64_t n = 0;
