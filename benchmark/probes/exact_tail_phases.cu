@@ -4,7 +4,9 @@
 // adds and ticket, and in the last block the gather (atomicExch of every copy) and lane 0's
 // rounding. Prints, per type and n, the medians over blocks of each phase (cycles), the last
 // block's gather and rounding, the kernel's time (events, median), and the library's correctly
-// rounded and default calls for comparison.
+// rounded and default calls for comparison. Updated 2026-11-28 for the double window (the marked
+// double kernel takes it at every n; the library's only from 2^20 items): output
+// `benchmark/results/h100-2026-11-28-exact-phases.txt`.
 // Build: nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude PROBE -Lbuild -lgpureduce -o exact_tail_phases
 #include <algorithm>
 #include <cstdio>
@@ -100,9 +102,10 @@ __global__ void __launch_bounds__(256, 4) marked(ExactArgs<In, Out> args, long l
     __syncthreads();
     total_rows(shared, m.slots);
   } else {
-    DoubleExpansionThread thread(shared.state);
+    DoubleExpansionThread<true> thread(shared.state);  // the window (2026-11-28: automatic's from 2^20)
     sum_inputs<true>(args.d_in, args.num_items, blockIdx.x, gridDim.x, thread);
     mark(row, 2);
+    thread.fold();
     thread.note_sign_of_zero();
     block_or(thread.seen, shared.seen);
     combine_expansions_by_warps(shared, thread.expansion, m.slots);
