@@ -4,6 +4,7 @@
 // strategy x pipeline x block size x grid, under permutations, across streams, graphs and garbage
 // or zeroed temp storage; bad input refused.
 #include <algorithm>
+#include <deque>
 #include <random>
 #include <string>
 #include <thread>
@@ -12,6 +13,7 @@
 #include "common/exact_inputs.hpp"
 #include "common/mpfr_oracle.hpp"
 #include "gpu/common.cuh"
+#include "gpureduce/detail/exact/exact_sum.hpp"
 
 namespace gpureduce::testing {
 namespace {
@@ -267,6 +269,54 @@ TEST(CorrectlyRounded, BadInputIsRefusedAndNothingWritten) {
   ASSERT_TRUE(run_gpureduce<IntSum>(ints.get(), 1000, correctly_rounded(), got));
   ASSERT_EQ(IntSum::cub(ints.get(), cub_out.get(), 1000), cudaSuccess);
   EXPECT_EQ(got, copy_to_host(cub_out.get()));
+}
+
+// automatic's grid state (the atomic pipeline) for doubles, one call after another on one stream:
+// blocks of like magnitude; one block's thread leaving a remainder in its state; blocks far apart
+// (the grid's state spans them); an exact zero of nonzero block sums (+0). Each call's last block
+// must leave the grid's state zero for the next. Then the exported state (exact_state_sum, what
+// gpureduce::nccl adds across ranks) of each, rounded by round_exact_state.
+TEST(CorrectlyRounded, DoubleGridStateAcrossCallsAndExported) {
+  REQUIRE_GPU();
+  const std::uint64_t seed = fresh_seed();
+  ExactInputs<double> inputs(seed);
+  const std::int64_t n = std::min<std::int64_t>((1 << 20) + 7, max_test_items());
+  const std::vector<double> like = inputs.make(ExactShape::everyday, n);
+  std::vector<double> one_in_state = like;
+  one_in_state[std::size_t(n / 3)] = 0x1p-900;  // under its window's grid: a remainder
+  std::vector<double> far_apart = like;
+  for (std::int64_t i = 0; i < n / 2; ++i) far_apart[std::size_t(i)] *= 0x1p600;
+  std::vector<double> zero = like;
+  for (std::int64_t i = 0; i < n / 2; ++i) zero[std::size_t(n - 1 - i)] = -zero[std::size_t(i)];
+  if (n % 2) zero[std::size_t(n / 2)] = 0.0;
+  const std::string tag = " seed=" + std::to_string(seed);
+  std::deque<Exact<double, double>> calls;  // Exact cannot move: a deque does not relocate
+  calls.emplace_back(like, "like magnitudes" + tag);
+  calls.emplace_back(one_in_state, "one remainder in a block's state" + tag);
+  calls.emplace_back(far_apart, "blocks far apart" + tag);
+  calls.emplace_back(zero, "an exact zero" + tag);
+  ASSERT_TRUE(same_bits(calls[3].oracle, 0.0));
+  for (int round = 0; round < 2; ++round)
+    for (int k : {0, 1, 0, 2, 0, 3, 1, 3, 2})
+      if (!calls[std::size_t(k)].check(correctly_rounded(), round)) return;
+
+  using detail::exact::exact_state_sum;
+  std::size_t bytes = 0;
+  CUDA_OK((exact_state_sum<double, double>(nullptr, &bytes, nullptr, nullptr, n, nullptr, Options{})));
+  DeviceBuffer<unsigned char> temp(bytes);
+  DeviceBuffer<long long> state(std::size_t(detail::exact::exact_state_words<double, double>()));
+  DeviceBuffer<double> out(1);
+  for (std::size_t k = 0; k < calls.size(); ++k) {
+    CUDA_OK(cudaMemset(temp.get(), kPoisonByte, bytes));
+    CUDA_OK(cudaMemset(out.get(), kPoisonByte, sizeof(double)));
+    CUDA_OK((exact_state_sum<double, double>(temp.get(), &bytes, calls[k].at(0), state.get(), n,
+                                             nullptr, Options{})));
+    CUDA_OK((detail::exact::round_exact_state<double, double>(state.get(), out.get(), nullptr)));
+    CUDA_OK(cudaDeviceSynchronize());
+    const double got = copy_to_host(out.get());
+    EXPECT_TRUE(same_bits(got, calls[k].oracle))
+        << "exported state, " << calls[k].what << ": " << show(got) << " vs MPFR " << show(calls[k].oracle);
+  }
 }
 
 // A fixed input (seed 20261124) per pair, its bits printed ("CR-BITS ..."), so that runs on
