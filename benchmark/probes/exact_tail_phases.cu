@@ -6,7 +6,9 @@
 // block's gather and rounding, the kernel's time (events, median), and the library's correctly
 // rounded and default calls for comparison. Updated 2026-11-28 for the double window (the marked
 // double kernel takes it at every n; the library's only from 2^20 items): output
-// `benchmark/results/h100-2026-11-28-exact-phases.txt`.
+// `benchmark/results/h100-2026-11-28-exact-phases.txt`. The same day for the double combine by
+// halves, built against the library before and after (their f64 rows in
+// `benchmark/results/h200-2026-11-28-double-combine-ab.txt`).
 // Build: nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude PROBE -Lbuild -lgpureduce -o exact_tail_phases
 #include <algorithm>
 #include <cstdio>
@@ -108,7 +110,8 @@ __global__ void __launch_bounds__(256, 4) marked(ExactArgs<In, Out> args, long l
     thread.fold();
     thread.note_sign_of_zero();
     block_or(thread.seen, shared.seen);
-    combine_expansions_by_warps(shared, thread.expansion, m.slots);
+    combine_expansions_by_halves(shared, thread.expansion, reinterpret_cast<double*>(m.region),
+                                 reinterpret_cast<double*>(m.slots));
   }
   mark(row, 3);
   if (gridDim.x == 1) {

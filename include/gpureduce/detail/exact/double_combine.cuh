@@ -1,10 +1,10 @@
 // The double family's block combine for the vectorized rung (correctly rounded sums): the
 // threads' two-word expansions merged by TwoSum (exact; what two doubles cannot hold goes into the
-// block's state as a remainder, rare for data of like magnitude) in a tree of shuffles per warp,
-// lane 0's into the warp's slots; then warp 0 merges the warps' and lane 0 adds the block's two
-// words into the state. It replaced six pieces a thread summed on the limb grid four limbs at a
-// time (3700-5000 cycles a block, against 3000-3600; a tree of 128-bit integer sums took
-// 4400-6100: docs/tuning.md, 'The double family's combine').
+// block's state as a remainder, rare for data of like magnitude), halving in shared memory down to
+// a warp, then by shuffles; lane 0 adds the block's two words into the state. The merges replaced
+// six pieces a thread summed on the limb grid four limbs at a time (3700-5000 cycles a block,
+// against 3000-3600; a tree of 128-bit integer sums took 4400-6100: docs/tuning.md, 'The double
+// family's combine').
 #pragma once
 
 #include <cstdint>
@@ -23,8 +23,8 @@ __device__ __noinline__ void add_words(ExactState<Family>& state, double a, doub
 }
 
 // Merged sums stay finite where every word is below kMergeLimit (2^10 threads' words stay below
-// 2^1020); a warp whose lanes hold larger ones (inputs near DBL_MAX) adds its words into the state
-// with atomics instead.
+// 2^1020); a thread holding a larger one (inputs near DBL_MAX) adds its words into the state with
+// atomics instead.
 inline constexpr double kMergeLimit = 0x1p1010;
 
 // The expansions of the first `lanes` lanes (the others zero) merged into lane 0's.
@@ -44,32 +44,44 @@ __device__ __forceinline__ void merge_across_lanes(DoubleExpansion& e, int lanes
   }
 }
 
-// The block's expansions (one a thread) into its state; `slots` holds a row per warp. Ends with
-// the state complete for warp 0 only: the caller synchronises the block.
-__device__ __forceinline__ void combine_expansions_by_warps(BlockExact<DoubleFamily>& shared,
-                                                            DoubleExpansion e, long long* slots) {
-  const int tid = int(threadIdx.x), lane = tid & 31, warps = int(blockDim.x) / 32;
-  double* row = reinterpret_cast<double*>(slots) + (tid >> 5) * kWarpSlots;
-  if (__all_sync(0xffffffffu, fabs(e.hi) < kMergeLimit && fabs(e.lo) < kMergeLimit)) {
-    merge_across_lanes(e, 32, shared.state);
-  } else {
+// Merges the expansion two places in shared memory hold into `e` (remainders into `state`).
+__device__ __forceinline__ void merge_from(DoubleExpansion& e, const double* his, const double* los,
+                                           int at, ExactState<DoubleFamily>& state) {
+  const double r1 = e.add(his[at]);
+  const double r2 = e.add(los[at]);
+  if (r1 != 0 || r2 != 0) add_words(state, r1, r2);
+}
+
+// The block's expansions (one a thread) into its state. Halving in shared memory while more than
+// a warp is left (`his`, `los`: a double a thread each), so that every merge instruction has a
+// full warp of work; then warp 0's tree of shuffles, and lane 0 adds the block's two words. A
+// shuffle tree in every warp first kept 1 to 16 of 32 lanes busy at each level: 43 warp merges a
+// block of 256 against 12 here, and at four blocks an SM the combine is bound by FP64 issue
+// (docs/tuning.md, 'The double combine by halves'). Ends with the state complete for warp 0
+// only: the caller synchronises the block.
+__device__ __forceinline__ void combine_expansions_by_halves(BlockExact<DoubleFamily>& shared,
+                                                             DoubleExpansion e, double* his,
+                                                             double* los) {
+  const int tid = int(threadIdx.x);
+  if (!(fabs(e.hi) < kMergeLimit && fabs(e.lo) < kMergeLimit)) {
     add_words(shared.state, e.hi, e.lo);
     e = DoubleExpansion{};
   }
-  if (lane == 0) {
-    row[0] = e.hi;
-    row[1] = e.lo;
+  // Level k's reads ([active, 2 active)) and level k + 1's writes ([active / 2, active)) are
+  // disjoint, so one barrier a level orders them.
+  for (int active = int(blockDim.x) / 2; active >= 32; active /= 2) {
+    if (tid >= active && tid < 2 * active) {
+      his[tid] = e.hi;
+      los[tid] = e.lo;
+    }
+    __syncthreads();
+    if (tid < active) merge_from(e, his, los, tid + active, shared.state);
   }
-  __syncthreads();
   if (tid >= 32) return;
-  const double* rows = reinterpret_cast<const double*>(slots);
-  DoubleExpansion block;
-  block.hi = lane < warps ? rows[lane * kWarpSlots] : 0.0;
-  block.lo = lane < warps ? rows[lane * kWarpSlots + 1] : 0.0;
-  merge_across_lanes(block, warps, shared.state);
+  merge_across_lanes(e, 32, shared.state);
   __syncwarp();  // the lanes' remainders are in the state before lane 0's plain adds
-  if (lane != 0) return;
-  const double words[2] = {block.hi, block.lo};
+  if (tid != 0) return;
+  const double words[2] = {e.hi, e.lo};
 #pragma unroll
   for (int w = 0; w < 2; ++w) {
     if (words[w] == 0) continue;

@@ -161,7 +161,7 @@ __device__ __forceinline__ void sum_float_family(const ExactArgs<In, Out>& args,
 
 // Double family: each thread's window and double expansion (kWindow false: the expansion alone),
 // their remainders in the block's state as they come; at the end the vectorized rung merges the
-// expansions by warps, the seed rungs add their pieces limb by limb with their own block reduction.
+// expansions by halves, the seed rungs add their pieces limb by limb with their own block reduction.
 template <class Rung, int BLOCK, bool kWindow, class In, class Out>
 __device__ __forceinline__ void sum_double_family(const ExactArgs<In, Out>& args,
                                                   const BlockMemory<DoubleFamily>& m) {
@@ -173,7 +173,10 @@ __device__ __forceinline__ void sum_double_family(const ExactArgs<In, Out>& args
     thread.fold();
     thread.note_sign_of_zero();
     block_or(thread.seen, shared.seen);
-    combine_expansions_by_warps(shared, thread.expansion, m.slots);
+    // the region (a column of integers for the seed rungs) and the warps' slots hold a double a
+    // thread each
+    combine_expansions_by_halves(shared, thread.expansion, reinterpret_cast<double*>(m.region),
+                                 reinterpret_cast<double*>(m.slots));
     end_of_combine(m.warp0_finishes);
   } else {
     Pieces pieces[2];
