@@ -46,7 +46,7 @@ struct DoubleThreadSum {
     }
   }
   // Batches shorter than this (the ragged last vectors: two doubles) take the expansion: opening
-  // and folding a window for them cost more than it saved (0.3-0.4 µs a call from 4K to 256K
+  // and folding a window for them cost more than it saved (0.25-0.45 µs a call from 4K to 256K
   // items in graphs, H100, where each thread has one such batch; docs/tuning.md).
   static constexpr int kShortestWindowBatch = 4;
   // A batch through the expansion: one test for inputs out of its range, one for remainders.
