@@ -287,6 +287,7 @@ inline int fixed_blocks_per_sm(SegmentClass segment_class, std::int64_t segment_
 template <class P>
 cudaError_t run_fixed(const Call<P>& c) {
   constexpr auto kSmall = fixed_small_kernel<P>;
+  constexpr auto kWarp = fixed_warp_kernel<P>;
   constexpr auto kChunk = fixed_chunk_kernel<P>;
   constexpr auto kFold = fixed_fold_kernel<P>;
   const FixedPlan f = fixed_plan<P>(c.num_segments, c.segment_size);
@@ -301,11 +302,15 @@ cudaError_t run_fixed(const Call<P>& c) {
       f.segment_class == SegmentClass::warp) {
     const std::int64_t per_warp = f.lanes > 0 ? kWarpThreads / f.lanes : 1;
     const std::int64_t useful = ceil_div(ceil_div(c.num_segments, per_warp), kWarpsPerBlock);
-    error = grid_for(d, reinterpret_cast<const void*>(kSmall), c.options, useful, grid, per_sm);
-    if (error == cudaSuccess)
-      error = launch(kSmall, grid, d, c.stream,
-                     "gpureduce: launching the fixed-size segment kernel", a, f.lanes);
-    return error;
+    const bool warps = per_sm > 0;  // warps above 4 KiB: fixed_warp_kernel
+    const void* kernel = warps ? reinterpret_cast<const void*>(kWarp)
+                               : reinterpret_cast<const void*>(kSmall);
+    error = grid_for(d, kernel, c.options, useful, grid, per_sm);
+    if (error != cudaSuccess) return error;
+    if (warps)
+      return launch(kWarp, grid, d, c.stream, "gpureduce: launching the fixed-size warp kernel", a);
+    return launch(kSmall, grid, d, c.stream, "gpureduce: launching the fixed-size segment kernel",
+                  a, f.lanes);
   }
   error = grid_for(d, reinterpret_cast<const void*>(kChunk), c.options,
                    c.num_segments * f.chunking.count, grid, per_sm);

@@ -194,6 +194,17 @@ __device__ void fixed_warps(const Args<P>& a) {
   }
 }
 
+// Warp-class fixed-size segments above 4 KiB (those run 4 blocks an SM). A kernel of its own: as
+// fixed_small_kernel's warp case, the same warp_reduce ran 3.2 µs slower on 2^14 segments of 2^12
+// floats (H200); for smaller ones, whose grid is every resident block, it ran 2^8-float segments
+// 4.5% slower (52 registers against 44: 4 blocks an SM against 5; docs/tuning.md, 'Fixed-size
+// warp kernel').
+template <class P>
+__global__ void __launch_bounds__(kBlockThreads) fixed_warp_kernel(Args<P> a) {
+  wait_for_previous_kernel_then_release_next();
+  fixed_warps(a);
+}
+
 // Empty, group- and warp-class fixed-size segments; `lanes`: the group size, 0 for a warp.
 template <class P>
 __global__ void __launch_bounds__(kBlockThreads) fixed_small_kernel(Args<P> a, int lanes) {
