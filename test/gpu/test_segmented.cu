@@ -667,7 +667,7 @@ TEST(SegmentedDescribe, NamesTheClassesAndCounts) {
   EXPECT_NE(whole.find(split + " (1 of them, of at most 4 chunks, a block alone each"),
             std::string::npos)
       << whole;
-  // Fixed size, warps of 16 KiB and chunks: 4 blocks an SM (dispatch.cuh, fixed_blocks_per_sm).
+  // Fixed size, warps of 16 KiB and chunks: 4 blocks an SM (dispatch.cuh, fixed_plan).
   int device = 0, sms = 0;
   CUDA_OK(cudaGetDevice(&device));
   CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));

@@ -178,18 +178,9 @@ std::string describe_fixed_size(std::int64_t num_segments, std::int64_t segment_
               " items a segment, each a block, then a block a segment folds them in chunk order";
       break;
   }
-  const bool small =
-      f.segment_class != SegmentClass::block && f.segment_class != SegmentClass::split;
-  const int per_sm = fixed_blocks_per_sm(f.segment_class, segment_size, sizeof(typename P::In));
-  const void* kernel = !small      ? reinterpret_cast<const void*>(fixed_chunk_kernel<P>)
-                       : per_sm > 0 ? reinterpret_cast<const void*>(fixed_warp_kernel<P>)
-                                    : reinterpret_cast<const void*>(fixed_small_kernel<P>);
-  const std::int64_t useful =
-      small ? ceil_div(ceil_div(num_segments, per_warp), kWarpsPerBlock)
-            : num_segments * f.chunking.count;
   const int launches = f.segment_class == SegmentClass::split ? 2 : 1;
   return text + ". " + std::to_string(launches) + (launches == 1 ? " launch (" : " launches (") +
-         grid_text(grid_of(kernel, options, useful, per_sm)) +
+         grid_text(grid_of(fixed_first_kernel<P>(f), options, f.useful_blocks, f.blocks_per_sm)) +
          "), no state. Temp storage: " +
          std::to_string(f.temp_bytes) + " bytes.";
 }

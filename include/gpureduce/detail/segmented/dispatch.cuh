@@ -105,12 +105,23 @@ cudaError_t check_pointers(const Call<P>& c) {
   return error;
 }
 
+// The fixed-size kernels' blocks an SM: 4 (not all 6 resident) for chunks, and for warps of more
+// than 4 KiB a segment; every resident block for smaller segments, whose warps' loads in flight
+// hide the latency. H100, 2^26 floats, quick rows: 2^12-float segments 1.09-1.12 -> 1.06-1.07x
+// CUB, 2^16-2^24 1-2% faster; 2^8 0-2% slower capped, 2^10 level (docs/tuning.md 'Fixed-size grid').
+inline constexpr int kFixedBlocksPerSm = 4;
+inline constexpr std::int64_t kFixedCappedWarpBytes = std::int64_t(4) << 10;
+
 // Fixed-size segments: the host knows the class, so it picks the kernels.
 struct FixedPlan {
   SegmentClass segment_class = SegmentClass::empty;
   int lanes = 0;  // group class: lanes a segment; warp class: 0
   Chunking chunking{1, 0};
   std::size_t temp_bytes = 16;  // never 0: a size query must not ask for a null allocation
+  // Warp class above kFixedCappedWarpBytes: fixed_warp_kernel, not fixed_small_kernel.
+  bool large_warps = false;
+  int blocks_per_sm = 0;  // the first kernel's cap; 0: every resident block
+  std::int64_t useful_blocks = 1;  // the first kernel's blocks that have work
 };
 
 template <class P>
@@ -119,12 +130,28 @@ FixedPlan fixed_plan(std::int64_t num_segments, std::int64_t segment_size) {
   FixedPlan f;
   f.segment_class = S::classify(segment_size);
   if (f.segment_class == SegmentClass::group) f.lanes = S::group_lanes(segment_size);
-  if (f.segment_class == SegmentClass::block || f.segment_class == SegmentClass::split)
-    f.chunking = S::chunking(segment_size);
+  const bool chunks =
+      f.segment_class == SegmentClass::block || f.segment_class == SegmentClass::split;
+  if (chunks) f.chunking = S::chunking(segment_size);
   if (f.segment_class == SegmentClass::split)
     f.temp_bytes = align_up(std::size_t(num_segments) * std::size_t(f.chunking.count) *
                                 sizeof(typename P::Accum), 256);
+  f.large_warps = f.segment_class == SegmentClass::warp &&
+                  segment_size > kFixedCappedWarpBytes / std::int64_t(sizeof(typename P::In));
+  f.blocks_per_sm = chunks || f.large_warps ? kFixedBlocksPerSm : 0;
+  const std::int64_t per_warp = f.lanes > 0 ? kWarpThreads / f.lanes : 1;
+  f.useful_blocks = chunks ? num_segments * f.chunking.count
+                           : ceil_div(ceil_div(num_segments, per_warp), kWarpsPerBlock);
   return f;
+}
+
+// The first kernel a fixed-size call launches (its occupancy sizes the grid).
+template <class P>
+const void* fixed_first_kernel(const FixedPlan& f) {
+  if (f.segment_class == SegmentClass::block || f.segment_class == SegmentClass::split)
+    return reinterpret_cast<const void*>(fixed_chunk_kernel<P>);
+  if (f.large_warps) return reinterpret_cast<const void*>(fixed_warp_kernel<P>);
+  return reinterpret_cast<const void*>(fixed_small_kernel<P>);
 }
 
 template <class P>
@@ -269,21 +296,6 @@ cudaError_t run_general(const Call<P>& c) {
   return report_bad_offsets(c.options, d, a.status, c.stream);
 }
 
-// The fixed-size kernels' blocks an SM: 4 (not all 6 resident) for chunks, and for warps of more
-// than 4 KiB a segment; every resident block for smaller segments, whose warps' loads in flight
-// hide the latency. H100, 2^26 floats, quick rows: 2^12-float segments 1.09-1.12 -> 1.06-1.07x
-// CUB, 2^16-2^24 1-2% faster; 2^8 0-2% slower capped, 2^10 level (docs/tuning.md 'Fixed-size grid').
-inline constexpr int kFixedBlocksPerSm = 4;
-inline constexpr std::int64_t kFixedCappedWarpBytes = std::int64_t(4) << 10;
-inline int fixed_blocks_per_sm(SegmentClass segment_class, std::int64_t segment_size,
-                               std::size_t item_bytes) {
-  if (segment_class == SegmentClass::block || segment_class == SegmentClass::split)
-    return kFixedBlocksPerSm;
-  const bool large_warp = segment_class == SegmentClass::warp &&
-                          segment_size > kFixedCappedWarpBytes / std::int64_t(item_bytes);
-  return large_warp ? kFixedBlocksPerSm : 0;
-}
-
 template <class P>
 cudaError_t run_fixed(const Call<P>& c) {
   constexpr auto kSmall = fixed_small_kernel<P>;
@@ -296,27 +308,15 @@ cudaError_t run_fixed(const Call<P>& c) {
   if (error != cudaSuccess) return error;
   Args<P> a = kernel_args(c);
   a.partials = static_cast<typename P::Accum*>(c.temp);
-  const int per_sm = fixed_blocks_per_sm(f.segment_class, c.segment_size, sizeof(typename P::In));
   unsigned grid = 1;
-  if (f.segment_class == SegmentClass::empty || f.segment_class == SegmentClass::group ||
-      f.segment_class == SegmentClass::warp) {
-    const std::int64_t per_warp = f.lanes > 0 ? kWarpThreads / f.lanes : 1;
-    const std::int64_t useful = ceil_div(ceil_div(c.num_segments, per_warp), kWarpsPerBlock);
-    const bool warps = per_sm > 0;  // warps above 4 KiB: fixed_warp_kernel
-    const void* kernel = warps ? reinterpret_cast<const void*>(kWarp)
-                               : reinterpret_cast<const void*>(kSmall);
-    error = grid_for(d, kernel, c.options, useful, grid, per_sm);
-    if (error != cudaSuccess) return error;
-    if (warps)
-      return launch(kWarp, grid, d, c.stream, "gpureduce: launching the fixed-size warp kernel", a);
+  error = grid_for(d, fixed_first_kernel<P>(f), c.options, f.useful_blocks, grid, f.blocks_per_sm);
+  if (error != cudaSuccess) return error;
+  if (f.large_warps)
+    return launch(kWarp, grid, d, c.stream, "gpureduce: launching the fixed-size warp kernel", a);
+  if (f.segment_class != SegmentClass::block && f.segment_class != SegmentClass::split)
     return launch(kSmall, grid, d, c.stream, "gpureduce: launching the fixed-size segment kernel",
                   a, f.lanes);
-  }
-  error = grid_for(d, reinterpret_cast<const void*>(kChunk), c.options,
-                   c.num_segments * f.chunking.count, grid, per_sm);
-  if (error == cudaSuccess)
-    error = launch(kChunk, grid, d, c.stream, "gpureduce: launching the fixed-size chunk kernel",
-                   a);
+  error = launch(kChunk, grid, d, c.stream, "gpureduce: launching the fixed-size chunk kernel", a);
   if (error != cudaSuccess || f.chunking.count == 1) return error;
   error = grid_for(d, reinterpret_cast<const void*>(kFold), c.options, c.num_segments, grid);
   if (error == cudaSuccess)

@@ -195,7 +195,7 @@ __device__ void fixed_warps(const Args<P>& a) {
 }
 
 // Warp-class fixed-size segments above 4 KiB (those run 4 blocks an SM). A kernel of its own: as
-// fixed_small_kernel's warp case, the same warp_reduce ran 3.2 µs slower on 2^14 segments of 2^12
+// fixed_small_kernel's warp case, the same warp_reduce ran 2.9 µs slower on 2^14 segments of 2^12
 // floats (H200); for smaller ones, whose grid is every resident block, it ran 2^8-float segments
 // 4.5% slower (52 registers against 44: 4 blocks an SM against 5; docs/tuning.md, 'Fixed-size
 // warp kernel').
