@@ -112,7 +112,15 @@ std::vector<SegmentList> standard_shapes(std::uint64_t seed) {
   shapes.push_back(contiguous("all size 1", std::vector<std::int64_t>(100000, 1)));
   shapes.push_back(contiguous("sizes 1-32", uniform_lengths(rng, 200000, 1, 32)));
   shapes.push_back(contiguous("sizes 256-4K", uniform_lengths(rng, 3000, 256, 4096)));
-  shapes.push_back(contiguous("boundaries", boundary_lengths<sizeof(In)>()));
+  // The boundaries are a few segments (the unit and fold kernels, few.cuh); four times over, the
+  // general path's classify and reduce kernels.
+  const std::vector<std::int64_t> boundaries = boundary_lengths<sizeof(In)>();
+  shapes.push_back(contiguous("boundaries", boundaries));
+  std::vector<std::int64_t> boundaries_x4;
+  for (int k = 0; k < 4; ++k) boundaries_x4.insert(boundaries_x4.end(), boundaries.begin(), boundaries.end());
+  shapes.push_back(shuffled(contiguous("boundaries x4", boundaries_x4), rng));
+  shapes.push_back(shuffled(contiguous("a few of every class", uniform_lengths(rng, 50, 0, 300000)), rng));
+  shapes.push_back(overlapping(rng, 60, 1 << 20, 200000));
   shapes.push_back(contiguous("zipf", zipf_lengths(rng, 100000, std::int64_t(1) << 20)));
   shapes.push_back(shuffled(contiguous("sizes 0-300", uniform_lengths(rng, 50000, 0, 300)), rng));
   shapes.push_back(overlapping(rng, 20000, 1 << 20, 20000));

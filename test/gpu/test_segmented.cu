@@ -13,6 +13,7 @@
 //     offsets call on the same segments;
 //   - determinism: a segment's bits do not depend on the grid, the order of the offsets, the
 //     other segments, the temp storage's state, or whether its chunks ran on one block or many;
+//   - a few segments (at most 64: no classify pass) give the bits of the general path;
 //   - the zeroed-storage promise: a call leaves every byte zero, and DeviceReduce runs on it after;
 //   - bad input: cudaErrorInvalidValue, a message, outputs untouched; end < begin likewise (with
 //     the pointer check; without it nothing written and the next call fine); a CUDA graph.
@@ -29,6 +30,17 @@ Options zeroed_options() {
   o.temp_storage_zeroed = true;
   return o;
 }
+
+// For a scope, calls of at most `limit` segments run the few-segment kernels (few.cuh); 0 sends
+// every call through classify and the reduce kernel.
+class FewSegmentsLimit {
+ public:
+  explicit FewSegmentsLimit(std::int64_t limit) { detail::segmented::few_segments_limit = limit; }
+  ~FewSegmentsLimit() { detail::segmented::few_segments_limit = saved_; }
+
+ private:
+  std::int64_t saved_ = detail::segmented::few_segments_limit;
+};
 
 // Our call and CUB's on one shape, with fresh input, compared bitwise.
 template <class C>
@@ -421,6 +433,70 @@ TEST(SegmentedDeterminism, SplitSegmentsInRunsOnSmallGrids) {
   }
 }
 
+// A few segments (at most kFewMaxSegments) run the unit and fold kernels (few.cuh), not classify
+// and the reduce kernel: the same bits for every class, on any grid, unsorted and overlapping, at
+// the limit and one past it; zeroed storage is left zero.
+TEST(SegmentedFew, SameBitsAsClassifyAndTheReduceKernel) {
+  REQUIRE_GPU();
+  using S = detail::segmented::Shape<sizeof(float)>;
+  constexpr int kLimit = detail::segmented::kFewMaxSegments;
+  const std::uint64_t seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  std::vector<std::int64_t> lengths{0, 1, 5, 100, 129, S::kWarpMaxItems, S::kWarpMaxItems + 1,
+                                    S::kChunkItems, S::kChunkItems + 1, 2 * S::kChunkItems + 3,
+                                    5 * S::kChunkItems - 7, 1000003};
+  for (std::int64_t l : uniform_lengths(rng, kLimit + 1 - 2 - std::int64_t(lengths.size()), 0, 300000))
+    lengths.push_back(l);
+  std::shuffle(lengths.begin(), lengths.end(), rng);
+  SegmentList s = contiguous("a few of every class", lengths);
+  s.begin.push_back(0), s.end.push_back(s.span);  // overlapping every other one: split
+  s.begin.push_back(s.span / 3), s.end.push_back(s.span / 3 + 4000);  // and a warp's inside it
+  ASSERT_EQ(s.size(), std::int64_t(kLimit) + 1);
+  SCOPED_TRACE(trace("few segments", s, seed));
+  DeviceBuffer<float> input(std::size_t(s.span));
+  CUDA_OK(fill_random(input.get(), s.span, seed, Fill::random));
+  SegmentList at_limit = s;  // the last kLimit segments: the few-segment kernels
+  at_limit.begin.erase(at_limit.begin.begin()), at_limit.end.erase(at_limit.end.begin());
+  const std::vector<float> few = sums_in_order(at_limit, input.get(), Options{});
+  std::vector<float> general, past_limit;
+  {
+    FewSegmentsLimit off(0);
+    general = sums_in_order(at_limit, input.get(), Options{});
+  }
+  past_limit = sums_in_order(s, input.get(), Options{});  // one past the limit: the general path
+  EXPECT_TRUE(same_bits_all(few, general));
+  EXPECT_TRUE(same_bits_all(few, std::vector<float>(past_limit.begin() + 1, past_limit.end())));
+  for (int grid : {1, 3, 7}) {
+    Options o;
+    o.grid_blocks = grid;
+    EXPECT_TRUE(same_bits_all(few, sums_in_order(at_limit, input.get(), o))) << "grid " << grid;
+  }
+  // ArgMin and Min of random floats (exact, so also CUB's: the standard shapes check that).
+  DeviceSegments<std::int64_t> offsets(at_limit);
+  const auto both_paths_agree = [&](auto op_case) {
+    using C = decltype(op_case);
+    std::vector<typename C::Out> a, b;
+    EXPECT_TRUE(run_ours<C>(input.get(), at_limit.size(), offsets.begin(), offsets.end(), -1, Options{}, a));
+    FewSegmentsLimit off(0);
+    EXPECT_TRUE(run_ours<C>(input.get(), at_limit.size(), offsets.begin(), offsets.end(), -1, Options{}, b));
+    EXPECT_TRUE(same_bits_all(a, b)) << C::name();
+  };
+  both_paths_agree(SegCase<float, float, SegOp::argmin>{});
+  both_paths_agree(SegCase<float, float, SegOp::min>{});
+  // Zeroed storage: the same bits, every byte zero again.
+  using R = DeviceSegmentedReduce;
+  std::size_t bytes = 0;
+  DeviceBuffer<float> out(std::size_t(at_limit.size()));
+  CUDA_OK(R::Sum(nullptr, bytes, input.get(), out.get(), at_limit.size(), offsets.begin(), offsets.end(), nullptr, zeroed_options()));
+  DeviceBuffer<unsigned char> temp(bytes);
+  CUDA_OK(cudaMemset(temp.get(), 0, bytes));
+  CUDA_OK(R::Sum(temp.get(), bytes, input.get(), out.get(), at_limit.size(), offsets.begin(), offsets.end(), nullptr, zeroed_options()));
+  std::vector<float> zeroed(std::size_t(at_limit.size()));
+  CUDA_OK(cudaMemcpy(zeroed.data(), out.get(), zeroed.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  EXPECT_TRUE(same_bits_all(few, zeroed)) << "zeroed storage";
+  EXPECT_TRUE(all_bytes_equal(device_bytes(temp.get(), 0, bytes), 0)) << "storage left zero";
+}
+
 // ---- Zeroed storage ---------------------------------------------------------------------------------
 
 TEST(SegmentedZeroed, LeavesTheStorageZeroForDeviceReduce) {
@@ -544,8 +620,11 @@ TEST(SegmentedBadInput, EndBelowBeginWritesNothing) {
   checked.pointer_check = PointerCheck::on;
   Options unchecked;
   unchecked.pointer_check = PointerCheck::off;
-  for (bool zeroed : {false, true}) {
-    SCOPED_TRACE(zeroed ? "zeroed storage" : "garbage storage");
+  for (int combination = 0; combination < 4; ++combination) {
+    const bool zeroed = combination % 2 == 1, general = combination >= 2;
+    SCOPED_TRACE(std::string(zeroed ? "zeroed storage" : "garbage storage") +
+                 (general ? ", classify and reduce kernels" : ", few-segment kernels"));
+    FewSegmentsLimit path(general ? 0 : detail::segmented::kFewMaxSegments);
     checked.temp_storage_zeroed = unchecked.temp_storage_zeroed = zeroed;
     CUDA_OK(prepare_temp_storage(f.temp.get(), f.bytes, zeroed));
     // Segment 2 has end < begin; the others are of every class but split.
@@ -649,6 +728,12 @@ TEST(SegmentedDescribe, NamesTheClassesAndCounts) {
   REQUIRE_GPU();
   const SegmentList s = contiguous("describe", {0, 3, 100, 1000, 10000, 100000});
   DeviceSegments<std::int64_t> offsets(s);
+  const std::string few = DeviceSegmentedReduce::describe<float>(s.size(), offsets.begin(), offsets.end());
+  for (const std::string& part : {std::string("6 segments"), std::string("1 a block each"),
+                                 std::string("A few segments (at most 64)"), std::string("fold kernel"),
+                                 std::string("no state")})
+    EXPECT_NE(few.find(part), std::string::npos) << part << " not in: " << few;
+  FewSegmentsLimit general(0);
   const std::string text = DeviceSegmentedReduce::describe<float>(s.size(), offsets.begin(), offsets.end());
   // The 100000-float segment's chunks: shape.cuh's rule (4 since chunks are 128 KiB, 7 at 64 KiB).
   const std::string split =

@@ -31,7 +31,7 @@ std::string rule_text() {
          range_text(kGroupMaxItems + 1, S::kWarpMaxItems) + ", a block for " +
          range_text(S::kWarpMaxItems + 1, S::kChunkItems) + ", split across blocks above (chunks " +
          "of at most " + std::to_string(S::kChunkItems) + " items, at most " +
-         std::to_string(kMaxChunks) + " a segment, folded in chunk order by the last)";
+         std::to_string(kMaxChunks) + " a segment, folded in chunk order)";
 }
 
 // The grid `kernel` would get; 0 where it cannot be told (last_error_message() says why).
@@ -125,8 +125,11 @@ std::string describe_offsets(std::int64_t num_segments, const std::int64_t* d_be
   using S = Shape<sizeof(typename P::In)>;
   if (num_segments < 0 || num_segments > kMaxSegments) return "invalid num_segments";
   if (check_options(options, true) != cudaSuccess) return last_error_message();
+  const bool few = runs_few(num_segments);
   const unsigned grid =
-      grid_of(reinterpret_cast<const void*>(reduce_kernel<P>), options, INT64_MAX);
+      few ? grid_of(reinterpret_cast<const void*>(few_units_kernel<P>), options,
+                    num_segments * kMaxChunks, kFixedBlocksPerSm)
+          : grid_of(reinterpret_cast<const void*>(reduce_kernel<P>), options, INT64_MAX);
   std::string text = "segmented, general offsets, " + std::to_string(sizeof(typename P::In)) +
                      "-byte items, " + std::to_string(num_segments) + " segments";
   if (num_segments > 0 && d_begin != nullptr && d_end != nullptr) {
@@ -138,10 +141,19 @@ std::string describe_offsets(std::int64_t num_segments, const std::int64_t* d_be
       (void)cudaGetLastError();
       text += " (offsets unreadable)";
     } else {
-      const std::int64_t whole_max = grid > 0 ? whole_max_chunks(num_segments, grid) : 0;
+      const std::int64_t whole_max = grid > 0 && !few ? whole_max_chunks(num_segments, grid) : 0;
       text += " of " + counts_text(count_classes<S>(begin, end, whole_max));
     }
   }
+  if (few)
+    return text + ". Rule: " + rule_text<S>() + ". A few segments (at most " +
+           std::to_string(kFewMaxSegments) + "): a unit kernel (" + grid_text(grid) +
+           ": every block reads the offsets, then takes units statically, a split segment's "
+           "chunks and one for any other segment), then a fold kernel (" +
+           grid_text(grid_of(reinterpret_cast<const void*>(few_fold_kernel<P>), options,
+                             num_segments)) +
+           ": a block a split segment), no state. Temp storage: " +
+           std::to_string(few_layout(num_segments, sizeof(typename P::Accum)).total) + " bytes.";
   return text + ". Rule: " + rule_text<S>() + ". Launches: classify (" +
          std::to_string(ceil_div(num_segments, kBlockThreads)) +
          " blocks, one thread a segment), then one persistent reduce kernel (" +

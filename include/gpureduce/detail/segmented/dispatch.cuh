@@ -13,6 +13,7 @@
 #include "../runtime.hpp"
 #include "../stream_owned_state.hpp"
 #include "classify.cuh"
+#include "few.cuh"
 #include "kernels.cuh"
 #include "shape.cuh"
 #include "state.cuh"
@@ -157,6 +158,7 @@ const void* fixed_first_kernel(const FixedPlan& f) {
 template <class P>
 std::size_t temp_bytes_for(const Call<P>& c) {
   if (c.fixed) return fixed_plan<P>(c.num_segments, c.segment_size).temp_bytes;
+  if (runs_few(c.num_segments)) return few_layout(c.num_segments, sizeof(typename P::Accum)).total;
   return general_layout(c.num_segments, sizeof(typename P::Accum)).total;
 }
 
@@ -296,6 +298,35 @@ cudaError_t run_general(const Call<P>& c) {
   return report_bad_offsets(c.options, d, a.status, c.stream);
 }
 
+// A few segments: the unit kernel at most 4 blocks an SM (as the fixed-size chunk kernel, whose
+// loop it runs), then the fold kernel, a block a segment (few.cuh). No state.
+template <class P>
+cudaError_t run_few(const Call<P>& c) {
+  constexpr auto kUnits = few_units_kernel<P>;
+  constexpr auto kFold = few_fold_kernel<P>;
+  Device d;
+  cudaError_t error = find_device(c.stream, reinterpret_cast<const void*>(kUnits), d);
+  unsigned grid = 1, fold_grid = 1;
+  if (error == cudaSuccess)
+    error = grid_for(d, reinterpret_cast<const void*>(kUnits), c.options,
+                     c.num_segments * kMaxChunks, grid, kFixedBlocksPerSm);
+  if (error == cudaSuccess)
+    error = grid_for(d, reinterpret_cast<const void*>(kFold), c.options, c.num_segments, fold_grid);
+  if (error != cudaSuccess) return error;
+  const FewLayout l = few_layout(c.num_segments, sizeof(typename P::Accum));
+  auto* temp = static_cast<unsigned char*>(c.temp);
+  Args<P> a = kernel_args(c);
+  a.status = reinterpret_cast<unsigned*>(temp + l.status);
+  a.partials = reinterpret_cast<typename P::Accum*>(temp + l.partials);
+  a.write_status = reads_status(c.options, d);
+  error = launch(kUnits, grid, d, c.stream, "gpureduce: launching the few-segment unit kernel", a);
+  if (error == cudaSuccess)
+    error = launch(kFold, fold_grid, d, c.stream, "gpureduce: launching the few-segment fold kernel",
+                   a);
+  if (error != cudaSuccess) return error;
+  return report_bad_offsets(c.options, d, a.status, c.stream);
+}
+
 template <class P>
 cudaError_t run_fixed(const Call<P>& c) {
   constexpr auto kSmall = fixed_small_kernel<P>;
@@ -341,7 +372,8 @@ cudaError_t reduce_segments(const Call<P>& c) {
   error = check_pointers(c);
   if (error != cudaSuccess) return error;
   if (*c.temp_bytes < need) return fail(cudaErrorInvalidValue, kTempTooSmall);
-  return c.fixed ? run_fixed(c) : run_general(c);
+  if (c.fixed) return run_fixed(c);
+  return runs_few(c.num_segments) ? run_few(c) : run_general(c);
 }
 
 }  // namespace gpureduce::detail::segmented

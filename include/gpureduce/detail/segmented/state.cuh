@@ -3,6 +3,7 @@
 // General offsets (classify, then the reduce kernel):
 //   [status: 16 B][control block: 48 B][ring epochs: R x 4 B][ring: R partials]
 //   [split entries: min(n, kMaxSplitSegments) x 32 B][work list: n x 4 B]
+// A few segments (num_segments <= kFewMaxSegments): [status: 16 B][a partial for every unit].
 // Fixed-size segments: the chunk partials of every segment when they are split, else nothing.
 // Every size depends on num_segments (and segment_size, and the accumulator's size) only, never
 // on the offsets' values (docs/segmented.md, 'Temp storage').
@@ -68,6 +69,24 @@ inline std::int64_t split_table_limit = kMaxSplitSegments;
 inline std::int64_t whole_chunks_limit = kWholeMaxChunks;
 inline std::int64_t whole_max_chunks(std::int64_t num_segments, std::int64_t grid) {
   return 2 * num_segments >= grid ? whole_chunks_limit : 0;
+}
+
+// A few segments (few.cuh) run without classify, counters or tickets. Up to 64: two a lane of one
+// warp, so the offsets are one round trip and the units' prefix one warp scan; temp storage is a
+// partial slot for every unit a segment could have (64 x 1024 at most: 1 MiB of 16-byte ArgMin
+// pairs). Tests set the limit to 0 to send every call through classify and the reduce kernel.
+inline constexpr int kFewMaxSegments = 64;
+inline std::int64_t few_segments_limit = kFewMaxSegments;
+inline bool runs_few(std::int64_t num_segments) { return num_segments <= few_segments_limit; }
+
+// A few segments: [status: 16 B][pad][a partial for each of kMaxChunks units a segment].
+struct FewLayout {
+  std::size_t status = 0, partials = 256, total = 0;
+};
+inline FewLayout few_layout(std::int64_t num_segments, std::size_t accum_bytes) {
+  FewLayout l;
+  l.total = align_up(l.partials + std::size_t(num_segments * kMaxChunks) * accum_bytes, 256);
+  return l;
 }
 
 inline GeneralLayout general_layout(std::int64_t num_segments, std::size_t accum_bytes) {
