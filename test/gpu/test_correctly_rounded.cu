@@ -271,6 +271,27 @@ TEST(CorrectlyRounded, BadInputIsRefusedAndNothingWritten) {
   EXPECT_EQ(got, copy_to_host(cub_out.get()));
 }
 
+// x[0, n) through the exported state (exact_state_sum: what gpureduce::nccl adds across ranks),
+// rounded by round_exact_state; temp storage and output poisoned first, as run_gpureduce does.
+::testing::AssertionResult run_exported_state(const double* d_in, std::int64_t n, double& result) {
+  using namespace detail::exact;
+  std::size_t bytes = 0;
+  cudaError_t e = exact_state_sum<double, double>(nullptr, &bytes, nullptr, nullptr, n, nullptr, Options{});
+  DeviceBuffer<unsigned char> temp(bytes);
+  DeviceBuffer<long long> state(std::size_t(exact_state_words<double, double>()));
+  DeviceBuffer<double> out(1);
+  if (e == cudaSuccess) e = cudaMemset(temp.get(), kPoisonByte, bytes);
+  if (e == cudaSuccess) e = cudaMemset(out.get(), kPoisonByte, sizeof(double));
+  if (e == cudaSuccess)
+    e = exact_state_sum<double, double>(temp.get(), &bytes, d_in, state.get(), n, nullptr, Options{});
+  if (e == cudaSuccess) e = round_exact_state<double, double>(state.get(), out.get(), nullptr);
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  if (e != cudaSuccess)
+    return ::testing::AssertionFailure() << cudaGetErrorString(e) << " / " << last_error_message();
+  result = copy_to_host(out.get());
+  return ::testing::AssertionSuccess();
+}
+
 // automatic's grid state (the atomic pipeline) for doubles, one call after another on one stream:
 // blocks of like magnitude; one block's thread leaving a remainder in its state; blocks far apart
 // (the grid's state spans them); an exact zero of nonzero block sums (+0). Each call's last block
@@ -300,22 +321,11 @@ TEST(CorrectlyRounded, DoubleGridStateAcrossCallsAndExported) {
     for (int k : {0, 1, 0, 2, 0, 3, 1, 3, 2})
       if (!calls[std::size_t(k)].check(correctly_rounded(), round)) return;
 
-  using detail::exact::exact_state_sum;
-  std::size_t bytes = 0;
-  CUDA_OK((exact_state_sum<double, double>(nullptr, &bytes, nullptr, nullptr, n, nullptr, Options{})));
-  DeviceBuffer<unsigned char> temp(bytes);
-  DeviceBuffer<long long> state(std::size_t(detail::exact::exact_state_words<double, double>()));
-  DeviceBuffer<double> out(1);
-  for (std::size_t k = 0; k < calls.size(); ++k) {
-    CUDA_OK(cudaMemset(temp.get(), kPoisonByte, bytes));
-    CUDA_OK(cudaMemset(out.get(), kPoisonByte, sizeof(double)));
-    CUDA_OK((exact_state_sum<double, double>(temp.get(), &bytes, calls[k].at(0), state.get(), n,
-                                             nullptr, Options{})));
-    CUDA_OK((detail::exact::round_exact_state<double, double>(state.get(), out.get(), nullptr)));
-    CUDA_OK(cudaDeviceSynchronize());
-    const double got = copy_to_host(out.get());
-    EXPECT_TRUE(same_bits(got, calls[k].oracle))
-        << "exported state, " << calls[k].what << ": " << show(got) << " vs MPFR " << show(calls[k].oracle);
+  for (auto& call : calls) {
+    double got = 0;
+    ASSERT_TRUE(run_exported_state(call.at(0), n, got)) << call.what;
+    EXPECT_TRUE(same_bits(got, call.oracle))
+        << "exported state, " << call.what << ": " << show(got) << " vs MPFR " << show(call.oracle);
   }
 }
 

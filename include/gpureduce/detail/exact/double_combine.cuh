@@ -27,6 +27,14 @@ __device__ __noinline__ void add_words(ExactState<Family>& state, double a, doub
 // atomics instead.
 inline constexpr double kMergeLimit = 0x1p1010;
 
+// Merges the expansion (hi, lo) into `e`: what two doubles cannot hold goes into `state`.
+__device__ __forceinline__ void merge_words(DoubleExpansion& e, double hi, double lo,
+                                            ExactState<DoubleFamily>& state) {
+  const double r1 = e.add(hi);
+  const double r2 = e.add(lo);
+  if (r1 != 0 || r2 != 0) add_words(state, r1, r2);
+}
+
 // The expansions of the first `lanes` lanes (the others zero) merged into lane 0's.
 __device__ __forceinline__ void merge_across_lanes(DoubleExpansion& e, int lanes,
                                                    ExactState<DoubleFamily>& state) {
@@ -36,20 +44,8 @@ __device__ __forceinline__ void merge_across_lanes(DoubleExpansion& e, int lanes
     if (d >= lanes) continue;  // uniform: the tree starts below the lanes in use
     const double hi = __shfl_down_sync(0xffffffffu, e.hi, d);
     const double lo = __shfl_down_sync(0xffffffffu, e.lo, d);
-    if (lane < d) {
-      const double r1 = e.add(hi);
-      const double r2 = e.add(lo);
-      if (r1 != 0 || r2 != 0) add_words(state, r1, r2);
-    }
+    if (lane < d) merge_words(e, hi, lo, state);
   }
-}
-
-// Merges the expansion two places in shared memory hold into `e` (remainders into `state`).
-__device__ __forceinline__ void merge_from(DoubleExpansion& e, const double* his, const double* los,
-                                           int at, ExactState<DoubleFamily>& state) {
-  const double r1 = e.add(his[at]);
-  const double r2 = e.add(los[at]);
-  if (r1 != 0 || r2 != 0) add_words(state, r1, r2);
 }
 
 // The block's expansions (one a thread) into its state. Halving in shared memory while more than
@@ -75,7 +71,7 @@ __device__ __forceinline__ void combine_expansions_by_halves(BlockExact<DoubleFa
       los[tid] = e.lo;
     }
     __syncthreads();
-    if (tid < active) merge_from(e, his, los, tid + active, shared.state);
+    if (tid < active) merge_words(e, his[tid + active], los[tid + active], shared.state);
   }
   if (tid >= 32) return;
   merge_across_lanes(e, 32, shared.state);
