@@ -112,13 +112,14 @@ std::vector<SegmentList> standard_shapes(std::uint64_t seed) {
   shapes.push_back(contiguous("all size 1", std::vector<std::int64_t>(100000, 1)));
   shapes.push_back(contiguous("sizes 1-32", uniform_lengths(rng, 200000, 1, 32)));
   shapes.push_back(contiguous("sizes 256-4K", uniform_lengths(rng, 3000, 256, 4096)));
-  // The boundaries are a few segments (the unit and fold kernels, few.cuh); four times over, the
+  // The boundaries are a few segments (the unit and fold kernels, few.cuh); five times over, the
   // general path's classify and reduce kernels.
   const std::vector<std::int64_t> boundaries = boundary_lengths<sizeof(In)>();
   shapes.push_back(contiguous("boundaries", boundaries));
-  std::vector<std::int64_t> boundaries_x4;
-  for (int k = 0; k < 4; ++k) boundaries_x4.insert(boundaries_x4.end(), boundaries.begin(), boundaries.end());
-  shapes.push_back(shuffled(contiguous("boundaries x4", boundaries_x4), rng));
+  std::vector<std::int64_t> boundaries_x5;
+  for (int k = 0; k < 5; ++k) boundaries_x5.insert(boundaries_x5.end(), boundaries.begin(), boundaries.end());
+  static_assert(detail::segmented::kFewMaxSegments < 5 * 64, "boundaries x5: the general path");
+  shapes.push_back(shuffled(contiguous("boundaries x5", boundaries_x5), rng));
   shapes.push_back(shuffled(contiguous("a few of every class", uniform_lengths(rng, 50, 0, 300000)), rng));
   shapes.push_back(overlapping(rng, 60, 1 << 20, 200000));
   shapes.push_back(contiguous("zipf", zipf_lengths(rng, 100000, std::int64_t(1) << 20)));

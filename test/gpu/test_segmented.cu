@@ -730,7 +730,7 @@ TEST(SegmentedDescribe, NamesTheClassesAndCounts) {
   DeviceSegments<std::int64_t> offsets(s);
   const std::string few = DeviceSegmentedReduce::describe<float>(s.size(), offsets.begin(), offsets.end());
   for (const std::string& part : {std::string("6 segments"), std::string("1 a block each"),
-                                 std::string("A few segments (at most 64)"), std::string("fold kernel"),
+                                 "A few segments (at most " + std::to_string(detail::segmented::kFewMaxSegments) + ")", std::string("fold kernel"),
                                  std::string("no state")})
     EXPECT_NE(few.find(part), std::string::npos) << part << " not in: " << few;
   FewSegmentsLimit general(0);

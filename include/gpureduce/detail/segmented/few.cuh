@@ -25,14 +25,15 @@
 
 namespace gpureduce::detail::segmented {
 
-inline constexpr int kFewPerLane = kFewMaxSegments / kWarpThreads;
+static_assert(kFewMaxSegments <= kBlockThreads, "a thread a segment");
 
 // The offsets of the call and each segment's first unit, in shared memory.
 struct FewShared {
   std::int64_t begin[kFewMaxSegments];
   std::int64_t length[kFewMaxSegments];
   unsigned first_unit[kFewMaxSegments + 1];  // [num_segments]: every unit
-  bool bad;                                  // some end below its begin: write nothing
+  unsigned warp_units[kWarpsPerBlock];
+  bool bad;  // some end below its begin: write nothing
 };
 
 // Units of a segment of `length` items: its chunks if split, none if empty, else one.
@@ -42,38 +43,35 @@ __device__ __forceinline__ unsigned few_units(std::int64_t length) {
   return unsigned(S::chunking(length).count);  // 1 below the split class
 }
 
-// Warp 0 reads the offsets of segments [0, n) and numbers their units; the block waits.
+// Thread t reads segment t's offsets (one round trip for the block); a scan in each warp, then the
+// warps' totals, number the units.
 template <class S>
 __device__ void load_few_segments(const std::int64_t* begin, const std::int64_t* end, int n,
                                   FewShared& sh) {
-  if (threadIdx.x < kWarpThreads) {
-    const int lane = int(threadIdx.x);
-    std::int64_t first[kFewPerLane], last[kFewPerLane];
+  const int t = int(threadIdx.x), warp = t / kWarpThreads;
+  std::int64_t first = 0, length = 0;
+  if (t < n) {
+    first = begin[t];
+    length = end[t] - first;
+  }
+  unsigned long long warp_total = 0;
+  const unsigned before = unsigned(warp_exclusive_sum(few_units<S>(length), warp_total));
+  if (t % kWarpThreads == 0) sh.warp_units[warp] = unsigned(warp_total);
+  const bool bad = __syncthreads_or(length < 0) != 0;
+  unsigned base = 0, total = 0;
 #pragma unroll
-    for (int k = 0; k < kFewPerLane; ++k) {  // every load in flight together
-      const int s = k * kWarpThreads + lane;
-      first[k] = s < n ? begin[s] : 0;
-      last[k] = s < n ? end[s] : 0;
-    }
-    unsigned long long carry = 0;
-    bool bad = false;
-#pragma unroll
-    for (int k = 0; k < kFewPerLane; ++k) {
-      const int s = k * kWarpThreads + lane;
-      const std::int64_t length = last[k] - first[k];
-      bad |= length < 0;
-      unsigned long long total = 0;
-      const unsigned long long before = warp_exclusive_sum(few_units<S>(length), total);
-      if (s < n) {
-        sh.begin[s] = first[k];
-        sh.length[s] = length;
-        sh.first_unit[s] = unsigned(carry + before);
-      }
-      carry += total;
-    }
-    if (lane == 0) sh.first_unit[n] = unsigned(carry);
-    bad = __any_sync(kFullWarpMask, bad);
-    if (lane == 0) sh.bad = bad;
+  for (int w = 0; w < kWarpsPerBlock; ++w) {
+    base += w < warp ? sh.warp_units[w] : 0u;
+    total += sh.warp_units[w];
+  }
+  if (t < n) {
+    sh.begin[t] = first;
+    sh.length[t] = length;
+    sh.first_unit[t] = base + before;
+  }
+  if (t == 0) {
+    sh.first_unit[n] = total;
+    sh.bad = bad;
   }
   __syncthreads();
 }

@@ -71,11 +71,13 @@ inline std::int64_t whole_max_chunks(std::int64_t num_segments, std::int64_t gri
   return 2 * num_segments >= grid ? whole_chunks_limit : 0;
 }
 
-// A few segments (few.cuh) run without classify, counters or tickets. Up to 64: two a lane of one
-// warp, so the offsets are one round trip and the units' prefix one warp scan; temp storage is a
-// partial slot for every unit a segment could have (64 x 1024 at most: 1 MiB of 16-byte ArgMin
-// pairs). Tests set the limit to 0 to send every call through classify and the reduce kernel.
-inline constexpr int kFewMaxSegments = 64;
+// A few segments (few.cuh) run without classify, counters or tickets. Up to 256: a thread a
+// segment, so the offsets are one round trip for a block and the units' prefix one block scan;
+// temp storage is a partial slot for every unit a segment could have (256 x 1024 at most: 1 MiB of
+// floats, 4 MiB of 16-byte ArgMin pairs). 64 first: 256 also took 2^18- and 2^19-item segments
+// from the general path (docs/tuning.md, 'Few segments'). Tests set the limit to 0 to send every
+// call through classify and the reduce kernel.
+inline constexpr int kFewMaxSegments = 256;
 inline std::int64_t few_segments_limit = kFewMaxSegments;
 inline bool runs_few(std::int64_t num_segments) { return num_segments <= few_segments_limit; }
 
