@@ -31,15 +31,19 @@ Options zeroed_options() {
   return o;
 }
 
-// For a scope, calls of at most `limit` segments run the few-segment kernels (few.cuh); 0 sends
-// every call through classify and the reduce kernel.
-class FewSegmentsLimit {
+// For a scope, one of the library's test hooks (detail/segmented/state.cuh) set to `value`, then
+// restored: few_segments_limit (0 sends every offsets call through classify and the reduce kernel),
+// whole_chunks_limit, split_table_limit.
+class ScopedHook {
  public:
-  explicit FewSegmentsLimit(std::int64_t limit) { detail::segmented::few_segments_limit = limit; }
-  ~FewSegmentsLimit() { detail::segmented::few_segments_limit = saved_; }
+  ScopedHook(std::int64_t& hook, std::int64_t value) : hook_(hook), saved_(hook) { hook_ = value; }
+  ~ScopedHook() { hook_ = saved_; }
+  ScopedHook(const ScopedHook&) = delete;
+  ScopedHook& operator=(const ScopedHook&) = delete;
 
  private:
-  std::int64_t saved_ = detail::segmented::few_segments_limit;
+  std::int64_t& hook_;
+  const std::int64_t saved_;
 };
 
 // Our call and CUB's on one shape, with fresh input, compared bitwise.
@@ -368,10 +372,11 @@ TEST(SegmentedDeterminism, BitsDependOnTheSegmentAlone) {
   CUDA_OK(fill_random(input.get(), s.span, seed, Fill::random));
   const std::vector<float> reference = sums_in_order(s, input.get(), Options{});
   // 3007 segments: the split ones of up to 4 chunks ran whole on a block (state.cuh); split too.
-  const std::int64_t whole_limit = detail::segmented::whole_chunks_limit;
-  detail::segmented::whole_chunks_limit = 0;
-  const std::vector<float> all_split = sums_in_order(s, input.get(), Options{});
-  detail::segmented::whole_chunks_limit = whole_limit;
+  std::vector<float> all_split;
+  {
+    ScopedHook keep_split(detail::segmented::whole_chunks_limit, 0);
+    all_split = sums_in_order(s, input.get(), Options{});
+  }
   EXPECT_TRUE(same_bits_all(reference, all_split)) << "few-chunk segments split";
   for (int grid : {1, 3, 7}) {  // chunks of one segment on one block, or a few
     Options o;
@@ -392,10 +397,11 @@ TEST(SegmentedDeterminism, BitsDependOnTheSegmentAlone) {
   for (std::size_t k = 0; k < order.size(); ++k)
     ASSERT_TRUE(same_bits(shuffled_sums[k], reference[order[k]])) << "segment " << order[k];
   // With a split table of two entries, most split segments run on one block alone: same bits.
-  const std::int64_t limit = detail::segmented::split_table_limit;
-  detail::segmented::split_table_limit = 2;
-  const std::vector<float> one_block = sums_in_order(s, input.get(), Options{});
-  detail::segmented::split_table_limit = limit;
+  std::vector<float> one_block;
+  {
+    ScopedHook two_entries(detail::segmented::split_table_limit, 2);
+    one_block = sums_in_order(s, input.get(), Options{});
+  }
   EXPECT_TRUE(same_bits_all(reference, one_block)) << "split segments on one block";
 }
 
@@ -460,7 +466,7 @@ TEST(SegmentedFew, SameBitsAsClassifyAndTheReduceKernel) {
   const std::vector<float> few = sums_in_order(at_limit, input.get(), Options{});
   std::vector<float> general, past_limit;
   {
-    FewSegmentsLimit off(0);
+    ScopedHook off(detail::segmented::few_segments_limit, 0);
     general = sums_in_order(at_limit, input.get(), Options{});
   }
   past_limit = sums_in_order(s, input.get(), Options{});  // one past the limit: the general path
@@ -477,7 +483,7 @@ TEST(SegmentedFew, SameBitsAsClassifyAndTheReduceKernel) {
     using C = decltype(op_case);
     std::vector<typename C::Out> a, b;
     EXPECT_TRUE(run_ours<C>(input.get(), at_limit.size(), offsets.begin(), offsets.end(), -1, Options{}, a));
-    FewSegmentsLimit off(0);
+    ScopedHook off(detail::segmented::few_segments_limit, 0);
     EXPECT_TRUE(run_ours<C>(input.get(), at_limit.size(), offsets.begin(), offsets.end(), -1, Options{}, b));
     EXPECT_TRUE(same_bits_all(a, b)) << C::name();
   };
@@ -624,7 +630,8 @@ TEST(SegmentedBadInput, EndBelowBeginWritesNothing) {
     const bool zeroed = combination % 2 == 1, general = combination >= 2;
     SCOPED_TRACE(std::string(zeroed ? "zeroed storage" : "garbage storage") +
                  (general ? ", classify and reduce kernels" : ", few-segment kernels"));
-    FewSegmentsLimit path(general ? 0 : detail::segmented::kFewMaxSegments);
+    ScopedHook path(detail::segmented::few_segments_limit,
+                    general ? 0 : detail::segmented::kFewMaxSegments);
     checked.temp_storage_zeroed = unchecked.temp_storage_zeroed = zeroed;
     CUDA_OK(prepare_temp_storage(f.temp.get(), f.bytes, zeroed));
     // Segment 2 has end < begin; the others are of every class but split.
@@ -733,7 +740,7 @@ TEST(SegmentedDescribe, NamesTheClassesAndCounts) {
                                  "A few segments (at most " + std::to_string(detail::segmented::kFewMaxSegments) + ")", std::string("fold kernel"),
                                  std::string("no state")})
     EXPECT_NE(few.find(part), std::string::npos) << part << " not in: " << few;
-  FewSegmentsLimit general(0);
+  ScopedHook general(detail::segmented::few_segments_limit, 0);
   const std::string text = DeviceSegmentedReduce::describe<float>(s.size(), offsets.begin(), offsets.end());
   // The 100000-float segment's chunks: shape.cuh's rule (4 since chunks are 128 KiB, 7 at 64 KiB).
   const std::string split =
