@@ -32,6 +32,7 @@
 #include "cuda_check.hpp"
 #include "device_info.hpp"
 #include "inputs.hpp"
+#include "gpureduce/detail/segmented/state.cuh"
 #include "gpureduce/segmented.hpp"
 
 namespace {
@@ -162,6 +163,8 @@ std::vector<Shape> issue_shapes(std::mt19937_64& rng) {
   }
   shapes.push_back(overlapping);
   shapes.push_back(contiguous("2^24 segments of 1-32", uniform(rng, std::int64_t(1) << 24, 1, 32), 0.5));
+  // Tiny segments at the direct kernel's limit (a warp a segment: docs/tuning.md, 'Direct warps').
+  shapes.push_back(contiguous("sizes 1-32 (128K)", uniform(rng, std::int64_t(1) << 17, 1, 32), 0.5));
   return shapes;
 }
 
@@ -356,9 +359,13 @@ int run(int argc, char** argv) {
   // GPUREDUCE_SEGMENTED_QUICK=1: a few rows for comparing builds (the mix, the huge ones, sweep
   // points per class, with offsets and fixed size).
   const bool quick = std::getenv("GPUREDUCE_SEGMENTED_QUICK") != nullptr;
+  // GPUREDUCE_SEGMENTED_DIRECT_LIMIT=N: the library's direct_segments_limit (state.cuh) for this
+  // run, to set direct_kernel beside classify in one binary (docs/tuning.md, 'Direct warps').
+  if (const char* limit = std::getenv("GPUREDUCE_SEGMENTED_DIRECT_LIMIT"))
+    gpureduce::detail::segmented::direct_segments_limit = std::atoll(limit);
   const auto in_quick = [](const std::string& name) {
     return starts_with(name, "sizes 256-4K") || starts_with(name, "a few of 10M+") ||
-           starts_with(name, "power law");
+           starts_with(name, "power law") || starts_with(name, "sizes 1-32 (128K)");
   };
   for (const Shape& s : shapes) {
     if (quick && !in_quick(s.name)) continue;

@@ -113,7 +113,8 @@ std::vector<SegmentList> standard_shapes(std::uint64_t seed) {
   shapes.push_back(contiguous("sizes 1-32", uniform_lengths(rng, 200000, 1, 32)));
   shapes.push_back(contiguous("sizes 256-4K", uniform_lengths(rng, 3000, 256, 4096)));
   // The boundaries are a few segments (the unit and fold kernels, few.cuh); five times over, the
-  // general path's classify and reduce kernels.
+  // general path (direct_kernel and the reduce kernel up to 2^17 segments; above, as in
+  // "sizes 1-32", classify and the reduce kernel; the tests run each shape both ways).
   const std::vector<std::int64_t> boundaries = boundary_lengths<sizeof(In)>();
   shapes.push_back(contiguous("boundaries", boundaries));
   std::vector<std::int64_t> boundaries_x5;

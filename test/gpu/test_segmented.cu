@@ -13,7 +13,9 @@
 //     offsets call on the same segments;
 //   - determinism: a segment's bits do not depend on the grid, the order of the offsets, the
 //     other segments, the temp storage's state, or whether its chunks ran on one block or many;
-//   - a few segments (at most 64: no classify pass) give the bits of the general path;
+//   - a few segments (at most 256: no classify pass) give the bits of the general path, and so
+//     does direct_kernel (up to 2^17 segments: no classify pass), and every standard shape runs
+//     both;
 //   - the zeroed-storage promise: a call leaves every byte zero, and DeviceReduce runs on it after;
 //   - bad input: cudaErrorInvalidValue, a message, outputs untouched; end < begin likewise (with
 //     the pointer check; without it nothing written and the next call fine); a CUDA graph.
@@ -32,8 +34,9 @@ Options zeroed_options() {
 }
 
 // For a scope, one of the library's test hooks (detail/segmented/state.cuh) set to `value`, then
-// restored: few_segments_limit (0 sends every offsets call through classify and the reduce kernel),
-// whole_chunks_limit, split_table_limit.
+// restored: few_segments_limit (0 sends every offsets call through the general path),
+// direct_segments_limit (0: classify, never direct_kernel, in the general path), whole_chunks_limit,
+// split_table_limit.
 class ScopedHook {
  public:
   ScopedHook(std::int64_t& hook, std::int64_t value) : hook_(hook), saved_(hook) { hook_ = value; }
@@ -68,6 +71,9 @@ void expect_cub_bits_on_standard_shapes(Fill fill) {
   for (const SegmentList& s : standard_shapes<typename C::In>(seed)) {
     expect_cub_bits<C>(s, fill, Options{}, fresh_seed());
     expect_cub_bits<C>(s, fill, zeroed_options(), fresh_seed());
+    // Up to 2^17 segments the calls above ran direct_kernel; classify too.
+    ScopedHook classify(detail::segmented::direct_segments_limit, 0);
+    expect_cub_bits<C>(s, fill, Options{}, fresh_seed());
   }
 }
 
@@ -439,68 +445,102 @@ TEST(SegmentedDeterminism, SplitSegmentsInRunsOnSmallGrids) {
   }
 }
 
+// `count` float segments: one of every class boundary and split ones, the rest of 0 to max_length
+// items, shuffled; then one over them all (split) and a warp's inside it (overlapping).
+SegmentList every_class_overlapped(std::mt19937_64& rng, std::int64_t count,
+                                   std::int64_t max_length, const char* name) {
+  using S = detail::segmented::Shape<sizeof(float)>;
+  std::vector<std::int64_t> lengths{0, 1, 5, 100, 128, 129, S::kWarpMaxItems, S::kWarpMaxItems + 1,
+                                    S::kChunkItems, S::kChunkItems + 1, 2 * S::kChunkItems + 3,
+                                    5 * S::kChunkItems - 7, 1000003};
+  for (std::int64_t l : uniform_lengths(rng, count - 2 - std::int64_t(lengths.size()), 0, max_length))
+    lengths.push_back(l);
+  std::shuffle(lengths.begin(), lengths.end(), rng);
+  SegmentList s = contiguous(name, lengths);
+  s.begin.push_back(0), s.end.push_back(s.span);
+  s.begin.push_back(s.span / 3), s.end.push_back(s.span / 3 + 4000);
+  return s;
+}
+
+// Case C's outputs, with `hook` as it is and at 0, bitwise equal.
+template <class C>
+void expect_both_paths(const float* input, const SegmentList& s,
+                       const DeviceSegments<std::int64_t>& offsets, std::int64_t& hook) {
+  std::vector<typename C::Out> a, b;
+  EXPECT_TRUE(run_ours<C>(input, s.size(), offsets.begin(), offsets.end(), -1, Options{}, a));
+  ScopedHook off(hook, 0);
+  EXPECT_TRUE(run_ours<C>(input, s.size(), offsets.begin(), offsets.end(), -1, Options{}, b));
+  EXPECT_TRUE(same_bits_all(a, b)) << C::name();
+}
+
+// A path that runs up to `limit` segments (`hook`, a test hook of state.cuh), on limit + 1
+// segments of every_class_overlapped (random floats), the last `limit` of them running the path.
+// Float sums bitwise those of the path the hook at 0 gives and of the call one past the limit, on
+// grids of 1, 3 and 7 blocks; each of Cases likewise; on zeroed storage the same bits, and every
+// byte zero again.
+template <class... Cases>
+void expect_same_bits_at_limit(std::int64_t& hook, std::int64_t limit, std::int64_t max_length,
+                               const char* name) {
+  const std::uint64_t seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  const SegmentList s = every_class_overlapped(rng, limit + 1, max_length, name);
+  SCOPED_TRACE(trace(name, s, seed));
+  DeviceBuffer<float> input_buffer(std::size_t(s.span));
+  const float* input = input_buffer.get();
+  CUDA_OK(fill_random(input_buffer.get(), s.span, seed, Fill::random));
+  SegmentList at_limit = s;
+  at_limit.begin.erase(at_limit.begin.begin()), at_limit.end.erase(at_limit.end.begin());
+  ScopedHook on(hook, limit);
+  const std::vector<float> path = sums_in_order(at_limit, input, Options{});
+  std::vector<float> other;
+  {
+    ScopedHook off(hook, 0);
+    other = sums_in_order(at_limit, input, Options{});
+  }
+  const std::vector<float> past_limit = sums_in_order(s, input, Options{});
+  EXPECT_TRUE(same_bits_all(path, other));
+  EXPECT_TRUE(same_bits_all(path, std::vector<float>(past_limit.begin() + 1, past_limit.end())));
+  for (int grid : {1, 3, 7}) {
+    Options o;
+    o.grid_blocks = grid;
+    EXPECT_TRUE(same_bits_all(path, sums_in_order(at_limit, input, o))) << "grid " << grid;
+  }
+  DeviceSegments<std::int64_t> offsets(at_limit);
+  (expect_both_paths<Cases>(input, at_limit, offsets, hook), ...);
+  using R = DeviceSegmentedReduce;
+  std::size_t bytes = 0;
+  DeviceBuffer<float> out(std::size_t(at_limit.size()));
+  CUDA_OK(R::Sum(nullptr, bytes, input, out.get(), at_limit.size(), offsets.begin(), offsets.end(), nullptr, zeroed_options()));
+  DeviceBuffer<unsigned char> temp(bytes);
+  CUDA_OK(cudaMemset(temp.get(), 0, bytes));
+  CUDA_OK(R::Sum(temp.get(), bytes, input, out.get(), at_limit.size(), offsets.begin(), offsets.end(), nullptr, zeroed_options()));
+  std::vector<float> zeroed(std::size_t(at_limit.size()));
+  CUDA_OK(cudaMemcpy(zeroed.data(), out.get(), zeroed.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  EXPECT_TRUE(same_bits_all(path, zeroed)) << "zeroed storage";
+  EXPECT_TRUE(all_bytes_equal(device_bytes(temp.get(), 0, bytes), 0)) << "storage left zero";
+}
+
 // A few segments (at most kFewMaxSegments) run the unit and fold kernels (few.cuh), not classify
 // and the reduce kernel: the same bits for every class, on any grid, unsorted and overlapping, at
 // the limit and one past it; zeroed storage is left zero.
 TEST(SegmentedFew, SameBitsAsClassifyAndTheReduceKernel) {
   REQUIRE_GPU();
-  using S = detail::segmented::Shape<sizeof(float)>;
-  constexpr int kLimit = detail::segmented::kFewMaxSegments;
-  const std::uint64_t seed = fresh_seed();
-  std::mt19937_64 rng(seed);
-  std::vector<std::int64_t> lengths{0, 1, 5, 100, 129, S::kWarpMaxItems, S::kWarpMaxItems + 1,
-                                    S::kChunkItems, S::kChunkItems + 1, 2 * S::kChunkItems + 3,
-                                    5 * S::kChunkItems - 7, 1000003};
-  for (std::int64_t l : uniform_lengths(rng, kLimit + 1 - 2 - std::int64_t(lengths.size()), 0, 300000))
-    lengths.push_back(l);
-  std::shuffle(lengths.begin(), lengths.end(), rng);
-  SegmentList s = contiguous("a few of every class", lengths);
-  s.begin.push_back(0), s.end.push_back(s.span);  // overlapping every other one: split
-  s.begin.push_back(s.span / 3), s.end.push_back(s.span / 3 + 4000);  // and a warp's inside it
-  ASSERT_EQ(s.size(), std::int64_t(kLimit) + 1);
-  SCOPED_TRACE(trace("few segments", s, seed));
-  DeviceBuffer<float> input(std::size_t(s.span));
-  CUDA_OK(fill_random(input.get(), s.span, seed, Fill::random));
-  SegmentList at_limit = s;  // the last kLimit segments: the few-segment kernels
-  at_limit.begin.erase(at_limit.begin.begin()), at_limit.end.erase(at_limit.end.begin());
-  const std::vector<float> few = sums_in_order(at_limit, input.get(), Options{});
-  std::vector<float> general, past_limit;
-  {
-    ScopedHook off(detail::segmented::few_segments_limit, 0);
-    general = sums_in_order(at_limit, input.get(), Options{});
-  }
-  past_limit = sums_in_order(s, input.get(), Options{});  // one past the limit: the general path
-  EXPECT_TRUE(same_bits_all(few, general));
-  EXPECT_TRUE(same_bits_all(few, std::vector<float>(past_limit.begin() + 1, past_limit.end())));
-  for (int grid : {1, 3, 7}) {
-    Options o;
-    o.grid_blocks = grid;
-    EXPECT_TRUE(same_bits_all(few, sums_in_order(at_limit, input.get(), o))) << "grid " << grid;
-  }
-  // ArgMin and Min of random floats (exact, so also CUB's: the standard shapes check that).
-  DeviceSegments<std::int64_t> offsets(at_limit);
-  const auto both_paths_agree = [&](auto op_case) {
-    using C = decltype(op_case);
-    std::vector<typename C::Out> a, b;
-    EXPECT_TRUE(run_ours<C>(input.get(), at_limit.size(), offsets.begin(), offsets.end(), -1, Options{}, a));
-    ScopedHook off(detail::segmented::few_segments_limit, 0);
-    EXPECT_TRUE(run_ours<C>(input.get(), at_limit.size(), offsets.begin(), offsets.end(), -1, Options{}, b));
-    EXPECT_TRUE(same_bits_all(a, b)) << C::name();
-  };
-  both_paths_agree(SegCase<float, float, SegOp::argmin>{});
-  both_paths_agree(SegCase<float, float, SegOp::min>{});
-  // Zeroed storage: the same bits, every byte zero again.
-  using R = DeviceSegmentedReduce;
-  std::size_t bytes = 0;
-  DeviceBuffer<float> out(std::size_t(at_limit.size()));
-  CUDA_OK(R::Sum(nullptr, bytes, input.get(), out.get(), at_limit.size(), offsets.begin(), offsets.end(), nullptr, zeroed_options()));
-  DeviceBuffer<unsigned char> temp(bytes);
-  CUDA_OK(cudaMemset(temp.get(), 0, bytes));
-  CUDA_OK(R::Sum(temp.get(), bytes, input.get(), out.get(), at_limit.size(), offsets.begin(), offsets.end(), nullptr, zeroed_options()));
-  std::vector<float> zeroed(std::size_t(at_limit.size()));
-  CUDA_OK(cudaMemcpy(zeroed.data(), out.get(), zeroed.size() * sizeof(float), cudaMemcpyDeviceToHost));
-  EXPECT_TRUE(same_bits_all(few, zeroed)) << "zeroed storage";
-  EXPECT_TRUE(all_bytes_equal(device_bytes(temp.get(), 0, bytes), 0)) << "storage left zero";
+  ScopedHook classify(detail::segmented::direct_segments_limit, 0);  // the general path: classify
+  expect_same_bits_at_limit<SegCase<float, float, SegOp::argmin>, SegCase<float, float, SegOp::min>>(
+      detail::segmented::few_segments_limit, detail::segmented::kFewMaxSegments, 300000,
+      "a few of every class");
+}
+
+// More than a few segments and at most kDirectMaxSegments run direct_kernel (direct.cuh) instead
+// of classify: the same bits for every class (the block-level ones filed for
+// the reduce kernel), unsorted and overlapping, on any grid, at the limit and one past it (the
+// limit lowered to keep the input small); zeroed storage is left zero.
+TEST(SegmentedDirect, SameBitsAsClassifyAndTheReduceKernel) {
+  REQUIRE_GPU();
+  // ArgMin and ArgMax take classify: Max, Min and float->double sums instead.
+  expect_same_bits_at_limit<SegCase<float, float, SegOp::max>, SegCase<float, float, SegOp::min>,
+                            SegCase<float, double, SegOp::sum>>(
+      detail::segmented::direct_segments_limit, 3000, 6000, "direct, every class");
 }
 
 // ---- Zeroed storage ---------------------------------------------------------------------------------
@@ -626,12 +666,17 @@ TEST(SegmentedBadInput, EndBelowBeginWritesNothing) {
   checked.pointer_check = PointerCheck::on;
   Options unchecked;
   unchecked.pointer_check = PointerCheck::off;
-  for (int combination = 0; combination < 4; ++combination) {
-    const bool zeroed = combination % 2 == 1, general = combination >= 2;
-    SCOPED_TRACE(std::string(zeroed ? "zeroed storage" : "garbage storage") +
-                 (general ? ", classify and reduce kernels" : ", few-segment kernels"));
-    ScopedHook path(detail::segmented::few_segments_limit,
-                    general ? 0 : detail::segmented::kFewMaxSegments);
+  for (int combination = 0; combination < 6; ++combination) {
+    // path 0: the few-segment kernels; 1: direct and reduce kernels; 2: classify and reduce.
+    const bool zeroed = combination % 2 == 1;
+    const int path = combination / 2;
+    const char* path_names[] = {", few-segment kernels", ", direct and reduce kernels",
+                                ", classify and reduce kernels"};
+    SCOPED_TRACE(std::string(zeroed ? "zeroed storage" : "garbage storage") + path_names[path]);
+    ScopedHook few(detail::segmented::few_segments_limit,
+                   path == 0 ? detail::segmented::kFewMaxSegments : 0);
+    ScopedHook direct(detail::segmented::direct_segments_limit,
+                      path == 1 ? detail::segmented::kDirectMaxSegments : 0);
     checked.temp_storage_zeroed = unchecked.temp_storage_zeroed = zeroed;
     CUDA_OK(prepare_temp_storage(f.temp.get(), f.bytes, zeroed));
     // Segment 2 has end < begin; the others are of every class but split.
@@ -741,7 +786,13 @@ TEST(SegmentedDescribe, NamesTheClassesAndCounts) {
                                  std::string("no state")})
     EXPECT_NE(few.find(part), std::string::npos) << part << " not in: " << few;
   ScopedHook general(detail::segmented::few_segments_limit, 0);
+  const std::string direct = DeviceSegmentedReduce::describe<float>(s.size(), offsets.begin(), offsets.end());
+  for (const std::string& part : {std::string("a direct kernel (1 blocks x 256 threads, 1 segments a warp"),
+                                 std::string("stage published"), std::string("1 a warp each")})
+    EXPECT_NE(direct.find(part), std::string::npos) << part << " not in: " << direct;
+  ScopedHook classify(detail::segmented::direct_segments_limit, 0);
   const std::string text = DeviceSegmentedReduce::describe<float>(s.size(), offsets.begin(), offsets.end());
+  EXPECT_NE(text.find("classify (1 blocks"), std::string::npos) << text;
   // The 100000-float segment's chunks: shape.cuh's rule (4 since chunks are 128 KiB, 7 at 64 KiB).
   const std::string split =
       "1 split into " + std::to_string(detail::segmented::Shape<4>::chunking(100000).count) + " chunks";

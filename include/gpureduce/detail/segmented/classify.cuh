@@ -101,12 +101,38 @@ __device__ __forceinline__ bool file_split(const ClassifyArgs& a, unsigned mask,
   return true;
 }
 
+// Settles the block-level segments among the warp's lanes (class `c`, each lane its own segment):
+// a split one gets a split entry (returns split), or is to go to the front of the list whole (few
+// chunks with half a wave of segments, or the table full: returns block); a block-class one
+// returns block. Every lane of the warp calls it. classify_kernel and direct_kernel (direct.cuh)
+// share it, and append the block ones each its own way.
+template <std::size_t kItemBytes>
+__device__ __forceinline__ SegmentClass settle_block_level(const ClassifyArgs& a, SegmentClass c,
+                                                           std::int64_t segment,
+                                                           std::int64_t begin,
+                                                           std::int64_t length) {
+  if (c == SegmentClass::split && Shape<kItemBytes>::chunking(length).count <= a.whole_max_chunks)
+    c = SegmentClass::block;
+  const unsigned split = __ballot_sync(kFullWarpMask, c == SegmentClass::split);
+  const bool mine = c == SegmentClass::split;
+  if (split != 0 && !file_split<kItemBytes>(a, split, mine, segment, begin, length) && mine)
+    c = SegmentClass::block;
+  return c;
+}
+
+// Zeroes the ring's epochs for the reduce kernel, the grid's threads strided.
+__device__ __forceinline__ void arm_ring(const ClassifyArgs& a) {
+  const std::int64_t threads = std::int64_t(gridDim.x) * kBlockThreads;
+  for (std::int64_t i = std::int64_t(blockIdx.x) * kBlockThreads + threadIdx.x; i < a.ring_slots;
+       i += threads)
+    a.epochs[i] = 0;
+}
+
 template <std::size_t kItemBytes>
 __global__ void __launch_bounds__(kBlockThreads) classify_kernel(ClassifyArgs a) {
   wait_for_previous_kernel_then_release_next();  // the previous call may still own the state
-  const std::int64_t threads = std::int64_t(gridDim.x) * kBlockThreads;
+  arm_ring(a);
   const std::int64_t segment = std::int64_t(blockIdx.x) * kBlockThreads + threadIdx.x;
-  for (std::int64_t i = segment; i < a.ring_slots; i += threads) a.epochs[i] = 0;
   std::int64_t begin = 0, length = 0;
   if (segment < a.num_segments) {
     begin = a.begin[segment];
@@ -115,12 +141,7 @@ __global__ void __launch_bounds__(kBlockThreads) classify_kernel(ClassifyArgs a)
   if (__any_sync(kFullWarpMask, length < 0) && threadIdx.x % kWarpThreads == 0)
     atomicOr(&a.control->error, 1u);
   SegmentClass c = length < 0 ? SegmentClass::empty : Shape<kItemBytes>::classify(length);
-  if (c == SegmentClass::split && Shape<kItemBytes>::chunking(length).count <= a.whole_max_chunks)
-    c = SegmentClass::block;
-  const unsigned split = __ballot_sync(kFullWarpMask, c == SegmentClass::split);
-  const bool mine = c == SegmentClass::split;
-  if (split != 0 && !file_split<kItemBytes>(a, split, mine, segment, begin, length) && mine)
-    c = SegmentClass::block;
+  c = settle_block_level<kItemBytes>(a, c, segment, begin, length);
   const unsigned warp = __ballot_sync(kFullWarpMask, c == SegmentClass::warp);
   if (c == SegmentClass::warp)
     a.list[a.num_segments - 1 - warp_append(&a.control->warp_count, warp)] = unsigned(segment);

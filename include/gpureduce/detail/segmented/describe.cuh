@@ -118,6 +118,19 @@ inline std::string counts_text(const ClassCounts& c) {
   return text;
 }
 
+// direct_kernel's launch, in words.
+template <class P>
+std::string direct_text(std::int64_t num_segments, const Options& options) {
+  Device d;
+  if (find_device(nullptr, reinterpret_cast<const void*>(direct_kernel<P>), d) != cudaSuccess)
+    return std::string("a direct kernel (grid unknown: ") + last_error_message() + ")";
+  const DirectPlan p = direct_plan(num_segments, d.facts.multiprocessors, options);
+  return "a direct kernel (" + grid_text(p.grid) + ", " + std::to_string(p.per_warp) +
+         " segments a warp: the empty, group- and warp-class segments reduced where they are "
+         "read, into a stage, the rest filed; at most " + std::to_string(kDirectMaxSegments) +
+         " segments, not for ArgMin and ArgMax)";
+}
+
 template <class C>
 std::string describe_offsets(std::int64_t num_segments, const std::int64_t* d_begin,
                              const std::int64_t* d_end, const Options& options) {
@@ -154,13 +167,22 @@ std::string describe_offsets(std::int64_t num_segments, const std::int64_t* d_be
                              num_segments)) +
            ": a block a split segment), no state. Temp storage: " +
            std::to_string(few_layout(num_segments, sizeof(typename P::Accum)).total) + " bytes.";
-  return text + ". Rule: " + rule_text<S>() + ". Launches: classify (" +
-         std::to_string(ceil_div(num_segments, kBlockThreads)) +
-         " blocks, one thread a segment), then one persistent reduce kernel (" +
-         grid_text(grid) +
-         ": the warp-level work, then block units claimed in order); " + state_text(options) +
-         ". Temp storage: " +
-         std::to_string(general_layout(num_segments, sizeof(typename P::Accum)).total) + " bytes.";
+  const bool direct = takes_direct<P>(num_segments);
+  const std::size_t stage = direct ? sizeof(typename P::Out) : 0;
+  std::string first = "classify (" + std::to_string(ceil_div(num_segments, kBlockThreads)) +
+                      " blocks, one thread a segment)";
+  if constexpr (!kIndexedSource<typename P::Source>) {
+    if (direct) first = direct_text<P>(num_segments, options);
+  }
+  const std::string second =
+      direct ? ": the stage published once every offset is good, then block units claimed in "
+               "order)"
+             : ": the warp-level work, then block units claimed in order)";
+  return text + ". Rule: " + rule_text<S>() + ". Launches: " + first +
+         ", then one persistent reduce kernel (" + grid_text(grid) + second + "; " +
+         state_text(options) + ". Temp storage: " +
+         std::to_string(general_layout(num_segments, sizeof(typename P::Accum), stage).total) +
+         " bytes.";
 }
 
 template <class C>

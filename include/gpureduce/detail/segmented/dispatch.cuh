@@ -13,6 +13,7 @@
 #include "../runtime.hpp"
 #include "../stream_owned_state.hpp"
 #include "classify.cuh"
+#include "direct.cuh"
 #include "few.cuh"
 #include "kernels.cuh"
 #include "shape.cuh"
@@ -155,11 +156,25 @@ const void* fixed_first_kernel(const FixedPlan& f) {
   return reinterpret_cast<const void*>(fixed_small_kernel<P>);
 }
 
+// Whether a general call runs direct_kernel: up to kDirectMaxSegments segments, and not for
+// ArgMin and ArgMax, whose direct kernel takes 80 registers (3 blocks an SM) and ran 2-8% slower
+// than classify (H200, docs/tuning.md, 'Direct warps').
+template <class P>
+bool takes_direct(std::int64_t num_segments) {
+  return !kIndexedSource<typename P::Source> && runs_direct(num_segments);
+}
+
+template <class P>
+GeneralLayout general_layout_of(const Call<P>& c) {
+  const std::size_t stage = takes_direct<P>(c.num_segments) ? sizeof(typename P::Out) : 0;
+  return general_layout(c.num_segments, sizeof(typename P::Accum), stage);
+}
+
 template <class P>
 std::size_t temp_bytes_for(const Call<P>& c) {
   if (c.fixed) return fixed_plan<P>(c.num_segments, c.segment_size).temp_bytes;
   if (runs_few(c.num_segments)) return few_layout(c.num_segments, sizeof(typename P::Accum)).total;
-  return general_layout(c.num_segments, sizeof(typename P::Accum)).total;
+  return general_layout_of(c).total;
 }
 
 // Where the call runs: device, its facts and context, whether PDL is allowed, whether the stream
@@ -260,6 +275,22 @@ Args<P> kernel_args(const Call<P>& c) {
                  c.options.temp_storage_zeroed};
 }
 
+// direct_kernel's rounds: per_warp segments a warp (direct.cuh), a round a block, at most
+// Options::grid_blocks blocks.
+struct DirectPlan {
+  int per_warp = 1;
+  unsigned grid = 1;
+};
+inline DirectPlan direct_plan(std::int64_t num_segments, int multiprocessors,
+                              const Options& options) {
+  DirectPlan p;
+  p.per_warp = direct_per_warp(num_segments, multiprocessors);
+  std::int64_t g = ceil_div(num_segments, std::int64_t(kWarpsPerBlock) * p.per_warp);
+  if (options.grid_blocks > 0 && options.grid_blocks < g) g = options.grid_blocks;
+  p.grid = unsigned(g);
+  return p;
+}
+
 template <class P>
 cudaError_t run_general(const Call<P>& c) {
   constexpr auto kReduce = reduce_kernel<P>;
@@ -269,7 +300,7 @@ cudaError_t run_general(const Call<P>& c) {
   unsigned grid = 1;
   if (error == cudaSuccess)
     error = grid_for(d, reinterpret_cast<const void*>(kReduce), c.options, INT64_MAX, grid);
-  const GeneralLayout l = general_layout(c.num_segments, sizeof(typename P::Accum));
+  const GeneralLayout l = general_layout_of(c);
   auto* temp = static_cast<unsigned char*>(c.temp);
   Args<P> a = kernel_args(c);
   if (error == cudaSuccess) error = control_block(c, d, temp + l.control, a.control);
@@ -285,12 +316,22 @@ cudaError_t run_general(const Call<P>& c) {
   const ClassifyArgs ca{c.begin,  c.end,   c.num_segments,       a.control,
                         a.epochs, unsigned(l.ring_slots), a.split, a.split_capacity,
                         a.list,   whole_max_chunks(c.num_segments, grid)};
-  error = launch(kClassify, unsigned(ceil_div(c.num_segments, kBlockThreads)), d, c.stream,
-                 "gpureduce: launching the segment classify kernel", ca);
+  if (takes_direct<P>(c.num_segments)) {
+    if constexpr (!kIndexedSource<typename P::Source>) {
+      a.stage = reinterpret_cast<typename P::Out*>(temp + l.stage);
+      const DirectPlan p = direct_plan(c.num_segments, d.facts.multiprocessors, c.options);
+      error = launch(direct_kernel<P>, p.grid, d, c.stream,
+                     "gpureduce: launching the segmented direct kernel", a, ca, p.per_warp);
+    }
+  } else {
+    error = launch(kClassify, unsigned(ceil_div(c.num_segments, kBlockThreads)), d, c.stream,
+                   "gpureduce: launching the segment classify kernel", ca);
+  }
   if (error != cudaSuccess) return error;
   error = launch(kReduce, grid, d, c.stream, "gpureduce: launching the segmented reduce kernel", a);
   if (error != cudaSuccess) {
-    // Classify has counted into the control block: zero it, or the stream's next call reads them.
+    // Classify (or direct_kernel) has counted into the control block: zero it, or the stream's
+    // next call reads them.
     (void)cudaMemsetAsync(a.control, 0, sizeof(Control), c.stream);
     (void)cudaGetLastError();  // the launch's error is the one to report
     return error;

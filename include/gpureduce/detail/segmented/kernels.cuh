@@ -1,4 +1,5 @@
-// Segmented reductions: the kernels. General offsets run classify_kernel (classify.cuh), then
+// Segmented reductions: the kernels. General offsets run classify_kernel (classify.cuh; up to
+// kDirectMaxSegments segments direct_kernel, direct.cuh), then
 // reduce_kernel: a persistent grid (one wave of resident blocks) that first does the warp-level
 // work (the group-class segments in batches of 32 consecutive ones, split statically, then the
 // warp list, claimed), then claims block-level units in order from one counter (the split
@@ -13,6 +14,7 @@
 #include "../pipeline/ticket.cuh"
 #include "block_per_segment.cuh"
 #include "claim.hpp"
+#include "direct.cuh"
 #include "fold.cuh"
 #include "shape.cuh"
 #include "source.cuh"
@@ -37,20 +39,14 @@ struct BlockShared {
   __device__ Accum* handover_slot() { return reinterpret_cast<Accum*>(handover); }
 };
 
-__device__ __forceinline__ std::int64_t global_warp() {
-  return std::int64_t(blockIdx.x) * kWarpsPerBlock + threadIdx.x / kWarpThreads;
-}
-__device__ __forceinline__ std::int64_t grid_warps() {
-  return std::int64_t(gridDim.x) * kWarpsPerBlock;
-}
-
 // The warp-level work: the batches split statically (warp w takes w, w + W, w + 2W, ... of W
 // warps; each batch is at most 32 x 128 items), then the warp list in runs (claim.hpp: entries of
 // up to 16 KiB each, so claims even out what a static split would leave to chance). The next claim
 // is in flight while the warp reduces its run.
+// After direct_kernel there are no batches (it reduced the group class) and no warp list.
 template <class P>
 __device__ void reduce_warp_work(const Args<P>& a, unsigned warp_count, unsigned char* stage) {
-  const std::int64_t batches = ceil_div(a.num_segments, kWarpThreads);
+  const std::int64_t batches = a.stage == nullptr ? ceil_div(a.num_segments, kWarpThreads) : 0;
   for (std::int64_t b = global_warp(); b < batches; b += grid_warps()) reduce_batch(a, b, stage);
   // 32-bit: the list holds fewer than 2^31 entries, and claims overshoot by at most 32 a warp.
   // Each claim is sized by the counter as the warp's last run reached its last segment (claim.hpp).
@@ -156,6 +152,7 @@ __global__ void __launch_bounds__(kBlockThreads, kReduceBlocksPerSm<P>) reduce_k
   const unsigned split_count = unsigned(split_word >> kSplitCountShift);
   const unsigned front_count = a.control->front_count, warp_count = a.control->warp_count;
   if (a.write_status && blockIdx.x == 0 && threadIdx.x == 0) *a.status = error;
+  if (a.stage != nullptr) publish_stage(a, error == 0);
   if (error == 0) {  // an end below its begin: nothing is written (docs/segmented.md)
     reduce_warp_work(a, warp_count, sh.stage[threadIdx.x / kWarpThreads]);
     __syncthreads();

@@ -3,6 +3,7 @@
 // General offsets (classify, then the reduce kernel):
 //   [status: 16 B][control block: 48 B][ring epochs: R x 4 B][ring: R partials]
 //   [split entries: min(n, kMaxSplitSegments) x 32 B][work list: n x 4 B]
+//   and, where direct_kernel replaces classify (n <= kDirectMaxSegments), [stage: n outputs]
 // A few segments (num_segments <= kFewMaxSegments): [status: 16 B][a partial for every unit].
 // Fixed-size segments: the chunk partials of every segment when they are split, else nothing.
 // Every size depends on num_segments (and segment_size, and the accumulator's size) only, never
@@ -47,7 +48,7 @@ inline constexpr std::size_t align_up(std::size_t v, std::size_t a) { return (v 
 // Offsets into temp storage of a general-offsets call.
 struct GeneralLayout {
   std::size_t status = 0, control = 16, epochs = 64;
-  std::size_t ring = 0, split = 0, list = 0, total = 0;
+  std::size_t ring = 0, split = 0, list = 0, stage = 0, total = 0;
   std::int64_t ring_slots = 0, split_capacity = 0;
 };
 
@@ -91,7 +92,23 @@ inline FewLayout few_layout(std::int64_t num_segments, std::size_t accum_bytes) 
   return l;
 }
 
-inline GeneralLayout general_layout(std::int64_t num_segments, std::size_t accum_bytes) {
+// Calls of more than a few and at most this many segments run direct_kernel (direct.cuh) in
+// classify's place: the group- and warp-class segments reduced where their offsets are read. H200,
+// 2^26 floats, against classify (docs/tuning.md, 'Direct warps'): 2^10-2^12-float segments
+// (65536-16384 of them) 1.22-1.25 -> 1.11-1.12x CUB at 2^12, 0.71-0.74 -> 0.50 at 2^10; the
+// 64K-segment 256-4K mix 0.92-0.94 -> 0.82-0.83. Up to 2^17: a warp a segment lost at 2^21 (the
+// power law's million, mostly tiny, 84 -> 375 us); the per-warp rounds of direct.cuh are not
+// measured past 2^17. Tests set the limit to 0 to send every call through classify.
+inline constexpr std::int64_t kDirectMaxSegments = std::int64_t(1) << 17;
+inline std::int64_t direct_segments_limit = kDirectMaxSegments;
+inline bool runs_direct(std::int64_t num_segments) {
+  return num_segments <= direct_segments_limit;
+}
+
+// stage_bytes: an output's size where direct_kernel runs (its results wait in the stage until the
+// reduce kernel has seen every offset), else 0.
+inline GeneralLayout general_layout(std::int64_t num_segments, std::size_t accum_bytes,
+                                    std::size_t stage_bytes) {
   static_assert(sizeof(Control) <= 48 && sizeof(SplitEntry) == 32);
   GeneralLayout l;
   l.ring_slots = ring_slots_for(num_segments);
@@ -99,7 +116,8 @@ inline GeneralLayout general_layout(std::int64_t num_segments, std::size_t accum
   l.ring = align_up(l.epochs + std::size_t(l.ring_slots) * 4, 256);
   l.split = align_up(l.ring + std::size_t(l.ring_slots) * accum_bytes, 256);
   l.list = l.split + std::size_t(l.split_capacity) * sizeof(SplitEntry);
-  l.total = align_up(l.list + std::size_t(num_segments) * 4, 256);
+  l.stage = align_up(l.list + std::size_t(num_segments) * 4, 256);
+  l.total = align_up(l.stage + std::size_t(num_segments) * stage_bytes, 256);
   return l;
 }
 
@@ -137,6 +155,9 @@ struct Args {
   // Options::temp_storage_zeroed: every byte the call wrote in temp storage is zeroed again (the
   // promise is shared with DeviceReduce, whose calls may follow on the same storage).
   bool leave_zero;
+  // direct_kernel's results (empty, group- and warp-class segments), for the reduce kernel to
+  // publish; null where classify runs.
+  typename P::Out* stage = nullptr;
 
   __device__ __forceinline__ typename P::Out finish(const typename P::Accum& total) const {
     if (fold_init) return static_cast<typename P::Out>(op(init, total));

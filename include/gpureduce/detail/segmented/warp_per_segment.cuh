@@ -14,6 +14,14 @@
 
 namespace gpureduce::detail::segmented {
 
+// This warp's place in the grid, and the grid's warps.
+__device__ __forceinline__ std::int64_t global_warp() {
+  return std::int64_t(blockIdx.x) * kWarpsPerBlock + threadIdx.x / kWarpThreads;
+}
+__device__ __forceinline__ std::int64_t grid_warps() {
+  return std::int64_t(gridDim.x) * kWarpsPerBlock;
+}
+
 // __shfl_down_sync within aligned groups of `width` lanes, for any trivially copyable type.
 template <class T>
 __device__ __forceinline__ T shuffle_down_in_group(T value, int delta, int width) {
@@ -91,12 +99,14 @@ __device__ __forceinline__ Accum warp_reduce(const Reader& read, std::int64_t le
 }
 
 // The group-class segments of a batch whose lanes' group size is G = 2^log2 (`mask`), 32 / G of
-// them per pass. `stage` is this warp's 32 bytes of shared memory: lane ids of the pass's segments.
-// G is a run-time value, so the lanes' places come from shifts and masks, not divisions.
+// them per pass, each result to out[segment]. `stage` is this warp's 32 bytes of shared memory:
+// lane ids of the pass's segments. G is a run-time value, so the lanes' places come from shifts and
+// masks, not divisions.
 template <class P>
 __device__ __forceinline__ void reduce_group_class(const Args<P>& a, unsigned mask, int log2,
                                                    std::int64_t begin, std::int64_t length,
-                                                   std::int64_t segment, unsigned char* stage) {
+                                                   std::int64_t segment, unsigned char* stage,
+                                                   typename P::Out* out) {
   using Accum = typename P::Accum;
   const int lane = int(threadIdx.x) % kWarpThreads;
   const int lanes = 1 << log2, per_pass = kWarpThreads >> log2;
@@ -115,9 +125,25 @@ __device__ __forceinline__ void reduce_group_class(const Args<P>& a, unsigned ma
     const std::int64_t index = __shfl_sync(kFullWarpMask, segment, source);
     const Accum total = group_reduce<Accum>(a.source.reader(first), items, lanes, rank_in_group,
                                             active, a.op);
-    if (active && rank_in_group == 0) a.out[index] = a.finish(total);
+    if (active && rank_in_group == 0) out[index] = a.finish(total);
     mask &= ~((2u << last) - 1u);  // the pass's segments are the lowest set bits, up to `last`
   }
+}
+
+// The group-class segments among the warp's lanes (each lane its own segment, or none: length
+// <= 0 or any other class), every lane calling; results to out[segment].
+template <class P>
+__device__ __forceinline__ void reduce_group_lanes(const Args<P>& a, std::int64_t begin,
+                                                   std::int64_t length, std::int64_t segment,
+                                                   unsigned char* stage, typename P::Out* out) {
+  using S = Shape<sizeof(typename P::In)>;
+  const int lanes = S::classify(length) == SegmentClass::group ? S::group_lanes(length) : 0;
+  // The group sizes one after another, G = 1, 2, 4, ..., 32, one copy of the code for all: six
+  // unrolled copies made the kernel spill for Min and Max (docs/tuning.md, 'Segmented registers').
+#pragma unroll 1
+  for (int log2 = 0; (1 << log2) <= kWarpThreads; ++log2)
+    reduce_group_class(a, __ballot_sync(kFullWarpMask, lanes == 1 << log2), log2, begin, length,
+                       segment, stage, out);
 }
 
 // General offsets: segments [32 batch, 32 batch + 32), one per lane, offsets read once and
@@ -134,13 +160,7 @@ __device__ __forceinline__ void reduce_batch(const Args<P>& a, std::int64_t batc
     length = a.end[segment] - begin;
   }
   if (length == 0) a.out[segment] = a.empty();
-  const int lanes = S::classify(length) == SegmentClass::group ? S::group_lanes(length) : 0;
-  // The group sizes one after another, G = 1, 2, 4, ..., 32, one copy of the code for all: six
-  // unrolled copies made the kernel spill for Min and Max (docs/tuning.md, 'Segmented registers').
-#pragma unroll 1
-  for (int log2 = 0; (1 << log2) <= kWarpThreads; ++log2)
-    reduce_group_class(a, __ballot_sync(kFullWarpMask, lanes == 1 << log2), log2, begin, length,
-                       segment, stage);
+  reduce_group_lanes(a, begin, length, segment, stage, a.out);
 }
 
 // Entries [first, first + run) of the warp list (the back of the work list), run <= 32: lane k
