@@ -96,9 +96,9 @@ inline FewLayout few_layout(std::int64_t num_segments, std::size_t accum_bytes) 
 // classify's place: the group- and warp-class segments reduced where their offsets are read. H200,
 // 2^26 floats, against classify (docs/tuning.md, 'Direct warps'): 2^10-2^12-float segments
 // (65536-16384 of them) 1.22-1.25 -> 1.11-1.12x CUB at 2^12, 0.71-0.74 -> 0.50 at 2^10; the
-// 64K-segment 256-4K mix 0.92-0.94 -> 0.82-0.83. Up to 2^17: a warp a segment lost at 2^21 (the
-// power law's million, mostly tiny, 84 -> 375 us); the per-warp rounds of direct.cuh are not
-// measured past 2^17. Tests set the limit to 0 to send every call through classify.
+// 64K-segment 256-4K mix 0.92-0.94 -> 0.82-0.83. Up to 2^17: at 2^21 the power law's million
+// segments ran 84 -> 103 us (2^8-float segments 153 -> 90); 2^18-2^19 is untested. Tests set the
+// limit to 0 to send every call through classify.
 inline constexpr std::int64_t kDirectMaxSegments = std::int64_t(1) << 17;
 inline std::int64_t direct_segments_limit = kDirectMaxSegments;
 inline bool runs_direct(std::int64_t num_segments) {
