@@ -165,6 +165,8 @@ std::vector<Shape> issue_shapes(std::mt19937_64& rng) {
   shapes.push_back(contiguous("2^24 segments of 1-32", uniform(rng, std::int64_t(1) << 24, 1, 32), 0.5));
   // Tiny segments at the direct kernel's limit (a warp a segment: docs/tuning.md, 'Direct warps').
   shapes.push_back(contiguous("sizes 1-32 (128K)", uniform(rng, std::int64_t(1) << 17, 1, 32), 0.5));
+  // A mix of every class between the direct kernel's limit and the power law's million.
+  shapes.push_back(contiguous("power law (256K, up to 2^22)", power_law(rng, 1 << 18, 1 << 22), 0.5));
   return shapes;
 }
 
@@ -376,7 +378,7 @@ int run(int argc, char** argv) {
   // GB/s against segment size: 2^26 items, offsets and fixed size.
   // The quick rows' sweep points: one or two a class and the split class's chunk counts, with
   // offsets; fixed size, a point a class and the huge ones.
-  constexpr int kQuickSweep[] = {8, 10, 11, 12, 13, 15, 16, 17, 18, 19, 20, 22, 24};
+  constexpr int kQuickSweep[] = {6, 7, 8, 10, 11, 12, 13, 15, 16, 17, 18, 19, 20, 22, 24};
   constexpr int kQuickFixed[] = {8, 10, 12, 16, 20, 24};
   const auto in = [](const auto& list, int k) {
     return std::find(std::begin(list), std::end(list), k) != std::end(list);

@@ -5,10 +5,11 @@
 // A second argument picks who reduces (2026-11-27): offsets (the default), fixed (FixedSizeSum,
 // uniform shapes only) or cub (cub::DeviceSegmentedReduce::Sum on the same offsets), so the
 // kernels of the three can be profiled on the same items; a third, log2 of the items for K
-// shapes (default 26).
+// shapes (default 26). `power` (2026-11-28): the benchmark's power law, 2^20 segments or 2^(third).
 // Built against the library:
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Ibenchmark/probes benchmark/probes/segmented_ncu.cu build/libgpureduce.a -o segmented_ncu
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <random>
 #include <string>
@@ -16,6 +17,7 @@
 
 #include <cub/device/device_segmented_reduce.cuh>
 
+#include "gpureduce/detail/segmented/state.cuh"
 #include "gpureduce/segmented.hpp"
 #include "segmented_probe.cuh"
 
@@ -28,6 +30,12 @@ int main(int argc, char** argv) {
     std::mt19937_64 rng(20261125);
     std::uniform_int_distribution<std::int64_t> pick(256, 4096);
     for (int i = 0; i < 65536; ++i) lengths.push_back(pick(rng));
+  } else if (shape == "power") {  // the benchmark's power law: 2^log2 segments (default 20), up to 2^24
+    std::mt19937_64 rng(20261128);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    const int log2_segments = argc > 3 ? std::atoi(argv[3]) : 20;
+    for (std::int64_t i = 0; i < (std::int64_t(1) << log2_segments); ++i)
+      lengths.push_back(std::min<std::int64_t>(1 << 24, std::int64_t(1.0 / std::max(u(rng), 1e-12))));
   } else {
     const int k = std::atoi(shape.c_str());
     const int log2_items = argc > 3 ? std::atoi(argv[3]) : 26;
@@ -48,6 +56,10 @@ int main(int argc, char** argv) {
   fill<<<1024, 256>>>(in, span, 12345u);
   CHECK(cudaGetLastError());
   const std::string who = argc > 2 ? argv[2] : "offsets";
+  // GPUREDUCE_SEGMENTED_DIRECT_LIMIT=N (2026-11-28): the library's direct_segments_limit, as in
+  // gpureduce_segmented_paired (0: classify and the reduce kernel).
+  if (const char* limit = std::getenv("GPUREDUCE_SEGMENTED_DIRECT_LIMIT"))
+    gpureduce::detail::segmented::direct_segments_limit = std::atoll(limit);
   const std::int64_t size = lengths.front();
   const auto call = [&](void* temp, std::size_t& bytes) {
     if (who == "cub")

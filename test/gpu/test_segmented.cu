@@ -14,7 +14,7 @@
 //   - determinism: a segment's bits do not depend on the grid, the order of the offsets, the
 //     other segments, the temp storage's state, or whether its chunks ran on one block or many;
 //   - a few segments (at most 256: no classify pass) give the bits of the general path, and so
-//     does direct_kernel (up to 2^17 segments: no classify pass), and every standard shape runs
+//     does direct_kernel (up to 2^18 segments: no classify pass), and every standard shape runs
 //     both;
 //   - the zeroed-storage promise: a call leaves every byte zero, and DeviceReduce runs on it after;
 //   - bad input: cudaErrorInvalidValue, a message, outputs untouched; end < begin likewise (with
@@ -71,7 +71,7 @@ void expect_cub_bits_on_standard_shapes(Fill fill) {
   for (const SegmentList& s : standard_shapes<typename C::In>(seed)) {
     expect_cub_bits<C>(s, fill, Options{}, fresh_seed());
     expect_cub_bits<C>(s, fill, zeroed_options(), fresh_seed());
-    // Up to 2^17 segments the calls above ran direct_kernel; classify too.
+    // Up to 2^18 segments the calls above ran direct_kernel; classify too.
     ScopedHook classify(detail::segmented::direct_segments_limit, 0);
     expect_cub_bits<C>(s, fill, Options{}, fresh_seed());
   }
@@ -534,13 +534,17 @@ TEST(SegmentedFew, SameBitsAsClassifyAndTheReduceKernel) {
 // More than a few segments and at most kDirectMaxSegments run direct_kernel (direct.cuh) instead
 // of classify: the same bits for every class (the block-level ones filed for
 // the reduce kernel), unsorted and overlapping, on any grid, at the limit and one past it (the
-// limit lowered to keep the input small); zeroed storage is left zero.
+// limit lowered to keep the input small, and at the library's own limit with segments of up to
+// 256 items: 32 a warp, a grid of several waves); zeroed storage is left zero.
 TEST(SegmentedDirect, SameBitsAsClassifyAndTheReduceKernel) {
   REQUIRE_GPU();
   // ArgMin and ArgMax take classify: Max, Min and float->double sums instead.
   expect_same_bits_at_limit<SegCase<float, float, SegOp::max>, SegCase<float, float, SegOp::min>,
                             SegCase<float, double, SegOp::sum>>(
       detail::segmented::direct_segments_limit, 3000, 6000, "direct, every class");
+  expect_same_bits_at_limit<SegCase<float, double, SegOp::sum>>(
+      detail::segmented::direct_segments_limit, detail::segmented::kDirectMaxSegments, 256,
+      "direct at the library's limit");
 }
 
 // ---- Zeroed storage ---------------------------------------------------------------------------------

@@ -56,8 +56,10 @@ __device__ __forceinline__ void direct_round(const Args<P>& a, const ClassifyArg
   if (mine) {
     begin = a.begin[segment];
     length = a.end[segment] - begin;
-    if (length < 0) atomicOr(&ca.control->error, 1u);
-    if (length < 0) length = -1;
+    if (length < 0) {
+      atomicOr(&ca.control->error, 1u);
+      length = -1;
+    }
   }
   if (length == 0) a.stage[segment] = a.empty();
   reduce_group_lanes(a, begin, length, segment, sh.lane_ids[warp], a.stage);

@@ -96,10 +96,13 @@ inline FewLayout few_layout(std::int64_t num_segments, std::size_t accum_bytes) 
 // classify's place: the group- and warp-class segments reduced where their offsets are read. H200,
 // 2^26 floats, against classify (docs/tuning.md, 'Direct warps'): 2^10-2^12-float segments
 // (65536-16384 of them) 1.22-1.25 -> 1.11-1.12x CUB at 2^12, 0.71-0.74 -> 0.50 at 2^10; the
-// 64K-segment 256-4K mix 0.92-0.94 -> 0.82-0.83. Up to 2^17: at 2^21 the power law's million
-// segments ran 84 -> 103 us (2^8-float segments 153 -> 90); 2^18-2^19 is untested. Tests set the
-// limit to 0 to send every call through classify.
-inline constexpr std::int64_t kDirectMaxSegments = std::int64_t(1) << 17;
+// 64K-segment 256-4K mix 0.92-0.94 -> 0.82-0.83; 2^18 segments of 2^8 floats 153.5 -> 90-92 us.
+// What it costs: direct_kernel's group- and warp-level work runs before the reduce kernel's
+// block-level work instead of beside it, so a mix with much of both loses (a power law of 2^18
+// segments 24.7 -> 27.0-29.1 us, 0.11 -> 0.12x CUB); above 2^18 nothing measured gains (2^19
+// segments of 2^7 floats, group class, 135 -> 138-139 us; the power law's million 83 -> 101).
+// Tests set the limit to 0 to send every call through classify.
+inline constexpr std::int64_t kDirectMaxSegments = std::int64_t(1) << 18;
 inline std::int64_t direct_segments_limit = kDirectMaxSegments;
 inline bool runs_direct(std::int64_t num_segments) {
   return num_segments <= direct_segments_limit;
