@@ -2,7 +2,8 @@
 // none of the previous iteration's lines behind, so small inputs are read from HBM, not from cache.
 // Read, not written: a written buffer (cudaMemsetAsync, as until 2026-11-28) leaves the L2 full of
 // dirty lines, whose write-back the timed call then pays as it evicts them (about 60 MB on an H200:
-// ~12 us, both contenders alike), which a reads-only floor does not count (docs/benchmarking.md).
+// 5-12 us a flushed call, both contenders alike), which a reads-only floor does not count
+// (docs/level1.md, 'The flush reads').
 #pragma once
 
 #include <cuda_runtime_api.h>

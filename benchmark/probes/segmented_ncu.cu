@@ -5,11 +5,12 @@
 // A second argument picks who reduces (2026-11-27): offsets (the default), fixed (FixedSizeSum,
 // uniform shapes only) or cub (cub::DeviceSegmentedReduce::Sum on the same offsets), so the
 // kernels of the three can be profiled on the same items; a third, log2 of the items for K
-// shapes (default 26). `power` (2026-11-28): the benchmark's power law, 2^20 segments or 2^(third).
+// shapes (default 26). `power` (2026-11-28): the benchmark's power-law lengths (its own seed), 2^20
+// segments or 2^(third argument).
 // Built against the library:
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Ibenchmark/probes benchmark/probes/segmented_ncu.cu build/libgpureduce.a -o segmented_ncu
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <string>
@@ -30,12 +31,14 @@ int main(int argc, char** argv) {
     std::mt19937_64 rng(20261125);
     std::uniform_int_distribution<std::int64_t> pick(256, 4096);
     for (int i = 0; i < 65536; ++i) lengths.push_back(pick(rng));
-  } else if (shape == "power") {  // the benchmark's power law: 2^log2 segments (default 20), up to 2^24
+  } else if (shape == "power") {  // the benchmark's power law (a seed of its own), up to 2^24
     std::mt19937_64 rng(20261128);
     std::uniform_real_distribution<double> u(0.0, 1.0);
     const int log2_segments = argc > 3 ? std::atoi(argv[3]) : 20;
-    for (std::int64_t i = 0; i < (std::int64_t(1) << log2_segments); ++i)
-      lengths.push_back(std::min<std::int64_t>(1 << 24, std::int64_t(1.0 / std::max(u(rng), 1e-12))));
+    for (std::int64_t i = 0; i < (std::int64_t(1) << log2_segments); ++i) {
+      const auto length = std::int64_t(1.0 / std::max(u(rng), 1e-12));
+      lengths.push_back(std::min<std::int64_t>(1 << 24, length));
+    }
   } else {
     const int k = std::atoi(shape.c_str());
     const int log2_items = argc > 3 ? std::atoi(argv[3]) : 26;
