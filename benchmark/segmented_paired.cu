@@ -32,6 +32,7 @@
 #include "cuda_check.hpp"
 #include "device_info.hpp"
 #include "inputs.hpp"
+#include "segment_lengths.hpp"
 #include "gpureduce/detail/segmented/state.cuh"
 #include "gpureduce/segmented.hpp"
 
@@ -115,14 +116,6 @@ std::vector<std::int64_t> uniform(std::mt19937_64& rng, std::int64_t n, std::int
   return v;
 }
 
-// P(length >= k) ~ 1/k up to `largest` (the tests' zipf_lengths, without empty segments).
-std::vector<std::int64_t> power_law(std::mt19937_64& rng, std::int64_t n, std::int64_t largest) {
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::vector<std::int64_t> v(static_cast<std::size_t>(n));
-  for (auto& x : v) x = std::min<std::int64_t>(largest, std::int64_t(1.0 / std::max(u(rng), 1e-12)));
-  return v;
-}
-
 Shape unsorted(Shape s, std::mt19937_64& rng) {
   std::vector<std::size_t> order(s.begin.size());
   std::iota(order.begin(), order.end(), std::size_t(0));
@@ -151,7 +144,7 @@ std::vector<Shape> issue_shapes(std::mt19937_64& rng) {
   shapes.push_back(unsorted(contiguous("sizes 1-32 (1M)", uniform(rng, million, 1, 32), 0.5), rng));
   shapes.push_back(contiguous("sizes 256-4K (64K)", uniform(rng, 65536, 256, 4096)));
   shapes.push_back(contiguous("a few of 10M+ (4 x 16M)", std::vector<std::int64_t>(4, 1 << 24)));
-  shapes.push_back(contiguous("power law (1M, up to 2^24)", power_law(rng, million, 1 << 24), 0.5));
+  shapes.push_back(contiguous("power law (1M, up to 2^24)", gpureduce_bench::power_law_lengths(rng, million, 1 << 24), 0.5));
   std::vector<std::int64_t> tiny = uniform(rng, million, 1, 32);
   tiny[std::size_t(rng() % tiny.size())] = 1 << 24;
   shapes.push_back(contiguous("one 16M among 1M tiny", tiny));
@@ -166,7 +159,7 @@ std::vector<Shape> issue_shapes(std::mt19937_64& rng) {
   // Tiny segments at the direct kernel's limit (a warp a segment: docs/tuning.md, 'Direct warps').
   shapes.push_back(contiguous("sizes 1-32 (128K)", uniform(rng, std::int64_t(1) << 17, 1, 32), 0.5));
   // A mix of every class between the direct kernel's limit and the power law's million.
-  shapes.push_back(contiguous("power law (256K, up to 2^22)", power_law(rng, 1 << 18, 1 << 22), 0.5));
+  shapes.push_back(contiguous("power law (256K, up to 2^22)", gpureduce_bench::power_law_lengths(rng, 1 << 18, 1 << 22), 0.5));
   return shapes;
 }
 

@@ -8,8 +8,7 @@
 // shapes (default 26). `power` (2026-11-28): the benchmark's power-law lengths (its own seed), 2^20
 // segments or 2^(third argument).
 // Built against the library:
-//   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Ibenchmark/probes benchmark/probes/segmented_ncu.cu build/libgpureduce.a -o segmented_ncu
-#include <algorithm>
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Ibenchmark -Ibenchmark/probes benchmark/probes/segmented_ncu.cu build/libgpureduce.a -o segmented_ncu
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -20,6 +19,7 @@
 
 #include "gpureduce/detail/segmented/state.cuh"
 #include "gpureduce/segmented.hpp"
+#include "segment_lengths.hpp"
 #include "segmented_probe.cuh"
 
 int main(int argc, char** argv) {
@@ -33,12 +33,8 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 65536; ++i) lengths.push_back(pick(rng));
   } else if (shape == "power") {  // the benchmark's power law (a seed of its own), up to 2^24
     std::mt19937_64 rng(20261128);
-    std::uniform_real_distribution<double> u(0.0, 1.0);
     const int log2_segments = argc > 3 ? std::atoi(argv[3]) : 20;
-    for (std::int64_t i = 0; i < (std::int64_t(1) << log2_segments); ++i) {
-      const auto length = std::int64_t(1.0 / std::max(u(rng), 1e-12));
-      lengths.push_back(std::min<std::int64_t>(1 << 24, length));
-    }
+    lengths = gpureduce_bench::power_law_lengths(rng, std::int64_t(1) << log2_segments, 1 << 24);
   } else {
     const int k = std::atoi(shape.c_str());
     const int log2_items = argc > 3 ? std::atoi(argv[3]) : 26;
