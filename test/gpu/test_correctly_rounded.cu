@@ -67,8 +67,10 @@ struct Exact {
 };
 
 std::vector<std::int64_t> boundary_sizes() {
-  return capped({0, 1, 2, 31, 32, 33, 255, 256, 257, 1009, 4095, 4096, 4097, 65521, 65535, 65537,
-                 (1 << 20) - 1, (1 << 20) + 1});
+  // 2049 and 4097: past automatic's one block (16 KiB of doubles, of floats); 8193, 16385 and
+  // 32769: past a cluster of 16 blocks of 8 KiB and of 16 KiB (cluster_window.cuh).
+  return capped({0, 1, 2, 31, 32, 33, 255, 256, 257, 1009, 2047, 2049, 4095, 4096, 4097, 8193,
+                 16383, 16385, 32767, 32769, 65521, 65535, 65537, (1 << 20) - 1, (1 << 20) + 1});
 }
 
 template <class In, class Out>
@@ -388,6 +390,17 @@ std::vector<double> filling_128_bits(int log2_n, int span, int small_at, bool ne
   return x;
 }
 
+// Floats in 64-bit integers (one block past a double's window, or a cluster): n - 1 terms of the
+// largest significand and one of the lowest field: at W + 1 their integer sum reaches 2^63, past a
+// signed 64-bit integer.
+std::vector<float> filling_64_bits(int log2_n, int span, int small_at, bool negative) {
+  const int n = 1 << log2_n, high_field = 200;  // terms near 2^73
+  const float sign = negative ? -1.0f : 1.0f;
+  std::vector<float> x(std::size_t(n), sign * std::ldexp(float((1 << 24) - 1), high_field - 150));
+  x[std::size_t(small_at)] = sign * std::ldexp(1.0f, high_field - span - 127);
+  return x;
+}
+
 template <class In>
 void one_block_window_edges(int log2_n, int window) {
   const int n = 1 << log2_n;
@@ -424,6 +437,86 @@ TEST(CorrectlyRounded, OneBlockWindowEdges) {
   one_block_window_edges<__nv_bfloat16>(8, 53 - 8 - 8);
   one_block_window_edges<double>(11, 74 - 11);  // 2048 doubles: 16 KiB
   one_block_window_edges<double>(2, 74 - 2);
+}
+
+// The windows of integers: floats in 64-bit ones (W = 63 - 24 - log2 n; one block, where a
+// double's window is too narrow, and a cluster), doubles in 128-bit ones (W = 127 - 53 - log2 n)
+// across a cluster of 4 and of 16 blocks. A window one field too wide overflows: wrong bits.
+template <class In>
+void integer_window_edges(int log2_n, int window) {
+  const int n = 1 << log2_n;
+  const int bits = std::is_same_v<In, double> ? 127 : 63;
+  for (int span : {window - 1, window, window + 1, window + 2})
+    for (int small_at : {0, n / 2 - 1, n - 2, n - 1})
+      for (bool negative : {false, true}) {
+        std::vector<In> values;
+        double units = 0;  // the sum's magnitude in units of the small term's field
+        if constexpr (std::is_same_v<In, double>) {
+          values = filling_128_bits(log2_n, span, small_at, negative);
+          units = std::ldexp((n - 1) * (std::ldexp(1.0, 53) - 1), span);
+        } else {
+          values = filling_64_bits(log2_n, span, small_at, negative);
+          units = std::ldexp((n - 1) * (std::ldexp(1.0, 24) - 1), span);
+        }
+        // The input is what it claims: its integer sum fits the accumulator exactly at W.
+        EXPECT_EQ(units >= std::ldexp(1.0, bits), span > window) << "span " << span;
+        Exact<In, In> x(values, "integer window edge: span " + std::to_string(span) +
+                                    ", small term at " + std::to_string(small_at) +
+                                    (negative ? ", negative" : ""));
+        for (int offset : {0, 1})
+          if (!x.check(correctly_rounded(), offset)) return;
+      }
+}
+
+TEST(CorrectlyRounded, IntegerWindowEdges) {
+  REQUIRE_GPU();
+  integer_window_edges<float>(12, 63 - 24 - 12);    // 4096 floats: 16 KiB, one block
+  integer_window_edges<float>(13, 63 - 24 - 13);    // 8192: 32 KiB, a cluster of 4 blocks of 8 KiB
+  integer_window_edges<float>(16, 63 - 24 - 16);    // 65536: 256 KiB, 16 blocks of 16 KiB
+  integer_window_edges<double>(12, 127 - 53 - 12);  // 4096 doubles: 32 KiB
+  integer_window_edges<double>(15, 127 - 53 - 15);  // 32768 doubles: 256 KiB
+}
+
+// The plan automatic reports from just past one block to 256 KiB: one cluster, one launch, the
+// blocks its bytes need (8 KiB each up to 128 KiB, then 16 KiB), where the device's clusters hold
+// them; past 256 KiB, the grid plan.
+template <class T>
+void expect_cluster_plan(std::int64_t n, int blocks) {
+  DeviceBuffer<T> in(static_cast<std::size_t>(n));
+  LaunchPlan plan{};
+  const cudaError_t planned = DeviceReduce::PlanSum<T, T>(plan, in.get(), n, correctly_rounded());
+  ASSERT_EQ(planned, cudaSuccess) << last_error_message();
+  const bool cluster = plan.pipeline == Pipeline::cluster;
+  EXPECT_EQ(std::strstr(plan.rationale, "one cluster of 2 to 16 blocks") != nullptr, cluster)
+      << n << ": " << plan.rationale;
+  if (blocks == 0 || !cluster) {  // past 256 KiB, or clusters too small on this device
+    EXPECT_FALSE(cluster && blocks == 0) << n;
+    return;
+  }
+  EXPECT_EQ(plan.grid_blocks, blocks) << n;
+  EXPECT_EQ(plan.launches, 1) << n;
+}
+
+TEST(CorrectlyRounded, AutomaticPlansOneClusterUpTo256KiB) {
+  REQUIRE_GPU();
+  int major = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0), cudaSuccess);
+  expect_cluster_plan<float>(4097, 3);
+  expect_cluster_plan<float>(32768, 16);
+  expect_cluster_plan<float>(32769, 9);
+  expect_cluster_plan<float>(65536, 16);
+  expect_cluster_plan<float>(65537, 0);
+  expect_cluster_plan<double>(2049, 3);
+  expect_cluster_plan<double>(32768, 16);
+  expect_cluster_plan<double>(32769, 0);
+  if (major >= 9) {  // a cluster of 3 fits every sm_90 device
+    LaunchPlan plan{};
+    DeviceBuffer<float> in(4097);
+    const cudaError_t planned =
+        DeviceReduce::PlanSum<float, float>(plan, in.get(), 4097, correctly_rounded());
+    ASSERT_EQ(planned, cudaSuccess);
+    EXPECT_EQ(plan.pipeline, Pipeline::cluster);
+  }
 }
 
 TEST(CorrectlyRounded, SeededBitsForComparingGpus) {

@@ -23,10 +23,16 @@ inline constexpr const char* kOneBlock =
     "correctly rounded: one block (the exact state of one block is the answer; one launch)";
 inline constexpr const char* kOneBlockWindow =
     "correctly rounded, automatic: one block of 256 threads up to 16 KiB (one launch); where the "
-    "inputs' exponents span little, their sum is exact in one double (128-bit integer for "
-    "doubles) and rounded once, else the block's exact state is";
+    "inputs' exponents span little, their sum is exact in one double, or a little further apart "
+    "in a 64-bit integer (128-bit for doubles), and rounded once, else the block's exact state is";
+inline constexpr const char* kClusterWindow =
+    "correctly rounded, automatic: above the one-block limit up to 256 KiB, one cluster of 2 to "
+    "16 blocks of 256 threads, each holding 8 KiB of the input (16 KiB above 128 KiB); where the "
+    "inputs' exponents span little, their sum is exact in a 64-bit integer (128-bit for doubles) "
+    "and block 0 rounds it once, else the blocks' exact states meet in block 0's shared memory";
 inline constexpr const char* kAtomic =
-    "correctly rounded, automatic: vectorized loads, 256 threads, one block up to 16 KiB, else "
+    "correctly rounded, automatic: vectorized loads, 256 threads, one block up to 16 KiB, one "
+    "cluster up to 256 KiB, else "
     "grid = ceil(sqrt(bytes / 256 B)) rounded up to a power of two, capped at one wave; atomic: blocks add their exact states "
     "into one with 64-bit atomics, the last rounds it (state the stream or graph keeps zero, or "
     "the caller's zeroed storage: one launch)";
@@ -131,7 +137,7 @@ cudaError_t exact_shape(const ExactCall& c, const Choice& choice, const void* ke
   // automatic: one block up to kOneBlockBytes (no state to meet in), else the default rule.
   const std::uint64_t bytes = std::uint64_t(c.num_items) * sizeof(In);
   const std::int64_t target = !choice.automatic_strategy || o.grid_blocks != 0 ? cap
-                              : bytes <= kOneBlockBytes                    ? 1
+                              : bytes <= kOneBlockBytes                ? 1
                                                                            : automatic_grid_target(bytes);
   const auto address = reinterpret_cast<std::uintptr_t>(c.d_in);
   shape.pipeline = pipeline;
@@ -160,7 +166,7 @@ inline ExactLaunches exact_launches(const Options& o, const ExactShape& s) {
 // The plan a call would launch (PlanSum), launching nothing.
 inline cudaError_t fill_exact_plan(const ExactCall& c, const Choice& choice, const ExactShape& s,
                                    const ExactLaunches& l, std::size_t temp_bytes,
-                                   int items_per_thread, bool one_block_window) {
+                                   int items_per_thread, const char* window) {
   bool slot = false;
   if (l.may_zero_per_call && choice.automatic_pipeline) {
     bool capturing = false;
@@ -178,7 +184,7 @@ inline cudaError_t fill_exact_plan(const ExactCall& c, const Choice& choice, con
   c.plan->items_per_thread = items_per_thread;
   c.plan->launches = 1 + int(l.may_zero_per_call && !slot) + int(l.second_kernel);
   c.plan->temp_storage_bytes = temp_bytes;
-  c.plan->rationale = one_block_window ? rationale::kOneBlockWindow
+  c.plan->rationale = window != nullptr ? window
                       : s.grid == 1    ? rationale::kOneBlock
                       : choice.automatic_strategy && choice.automatic_pipeline ? rationale::kAtomic
                                                                                : rationale::kCallerChose;
@@ -233,6 +239,31 @@ auto automatic_exact_kernel(std::int64_t num_items) {
   return exact_automatic_kernel<In, Out, false>;
 }
 
+// automatic's cluster window (cluster_window.cuh): the blocks of the one cluster its input needs
+// (0: not this plan: another strategy, pipeline or grid, an exported state, a size outside its
+// range, or a device whose clusters cannot hold them).
+template <class In, class Out>
+cudaError_t cluster_window_blocks(const ExactCall& c, bool shaped,
+                                  void (*kernel)(ExactArgs<In, Out>), std::int64_t& blocks) {
+  blocks = 0;
+  const std::uint64_t bytes = std::uint64_t(c.num_items) * sizeof(In);
+  if (!shaped || c.d_state_out != nullptr || c.options.grid_blocks != 0 ||
+      bytes <= kOneBlockBytes || bytes > kClusterWindowMaxBytes<kAutomaticBlockThreads> ||
+      !c.facts.thread_block_clusters)
+    return cudaSuccess;
+  constexpr int kBlock = kAutomaticBlockThreads;
+  const std::uint64_t per_block =
+      cluster_block_bytes<kBlock>(cluster_window_vectors<kBlock>(bytes));
+  const std::size_t shared = exact_shared_bytes<VectorizedRung, In>(kBlock);
+  const auto* launched = reinterpret_cast<const void*>(kernel);
+  int most = 0;
+  cudaError_t error = allow_dynamic_shared_bytes(c.context, launched, shared);
+  if (error == cudaSuccess) error = max_cluster_blocks(c.context, launched, kBlock, shared, most);
+  const std::int64_t needed = std::int64_t((bytes + per_block - 1) / per_block);
+  if (error == cudaSuccess && needed <= most) blocks = needed;
+  return error;
+}
+
 template <class Rung, int BLOCK, class In, class Out>
 cudaError_t run_exact(const ExactCall& c, const Choice& choice) {
   if (std::is_same_v<Rung, CubBlockRung> && choice.block_threads != kCubBlockThreads)
@@ -240,21 +271,36 @@ cudaError_t run_exact(const ExactCall& c, const Choice& choice) {
   // automatic's own plan (its rung, block and pipeline) has a kernel built for it.
   const bool shaped = std::is_same_v<Rung, VectorizedRung> && choice.automatic_strategy &&
                       choice.automatic_pipeline && choice.block_threads == kAutomaticBlockThreads;
-  // ... and its one-block plan, when nothing is exported, a kernel with the window's fast path.
+  // ... and its one-block plan, when nothing is exported, a kernel with the window's fast path;
+  // above that, up to kClusterWindowMaxBytes, one cluster with the window across it.
+  const std::uint64_t bytes = std::uint64_t(c.num_items) * sizeof(In);
   const bool one_block = shaped && c.d_state_out == nullptr && c.options.grid_blocks <= 1 &&
-                         std::uint64_t(c.num_items) * sizeof(In) <= kOneBlockBytes;
-  const auto kernel = one_block ? exact_one_block_kernel<In, Out>
-                      : shaped  ? automatic_exact_kernel<In, Out>(c.num_items)
-                                : exact_sum_kernel<Rung, BLOCK, In, Out>;
-  ExactShape s;
-  cudaError_t error = exact_shape<Rung, In>(c, choice, reinterpret_cast<const void*>(kernel), s);
+                         bytes <= kOneBlockBytes;
+  const auto cluster_kernel =
+      cluster_window_vectors<kAutomaticBlockThreads>(bytes) == 2 ? exact_cluster_kernel<In, Out, 2>
+                                                                 : exact_cluster_kernel<In, Out, 4>;
+  std::int64_t cluster_blocks = 0;
+  cudaError_t error = cluster_window_blocks<In, Out>(c, shaped, cluster_kernel, cluster_blocks);
   if (error != cudaSuccess) return error;
+  const auto kernel = one_block            ? exact_one_block_kernel<In, Out>
+                      : cluster_blocks > 0 ? cluster_kernel
+                      : shaped             ? automatic_exact_kernel<In, Out>(c.num_items)
+                                           : exact_sum_kernel<Rung, BLOCK, In, Out>;
+  ExactShape s;
+  error = exact_shape<Rung, In>(c, choice, reinterpret_cast<const void*>(kernel), s);
+  if (error != cudaSuccess) return error;
+  if (cluster_blocks > 0) {
+    s.pipeline = Pipeline::cluster;
+    s.grid = s.sizing_grid = cluster_blocks;
+  }
   const ExactLaunches l = exact_launches(c.options, s);
   const std::size_t temp_bytes = temp_storage_bytes<family_of<In>>(
       s.sizing_grid, choice.block_threads, Rung::kUsesGlobalScratch);
   if (c.plan)
     return fill_exact_plan(c, choice, s, l, temp_bytes, kVectorLoads<Rung> ? int(16 / sizeof(In)) : 1,
-                           one_block);
+                           one_block            ? rationale::kOneBlockWindow
+                           : cluster_blocks > 0 ? rationale::kClusterWindow
+                                                : nullptr);
   if (c.d_temp_storage == nullptr) {
     *c.temp_storage_bytes = temp_bytes;
     return cudaSuccess;

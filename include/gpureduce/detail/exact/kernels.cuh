@@ -9,6 +9,7 @@
 #include "../launch.cuh"
 #include "block_combine.cuh"
 #include "epilogues.cuh"
+#include "cluster_window.cuh"
 #include "one_block_sum.cuh"
 #include "thread_sum.cuh"
 
@@ -275,6 +276,16 @@ __global__ void __launch_bounds__(kAutomaticBlockThreads)
     exact_one_block_kernel(ExactArgs<In, Out> args) {
   if (one_block_in_window<kAutomaticBlockThreads>(args)) return;
   exact_sum_block<VectorizedRung, kAutomaticBlockThreads, In, Out, true, false>(args);
+}
+
+// automatic's cluster kernel (above the one-block limit, at most kClusterWindowMaxBytes, nothing
+// exported; the grid one cluster, args.pipeline cluster): the window across the cluster
+// (cluster_window.cuh), else the general body, whose blocks meet in block 0's shared memory.
+template <class In, class Out, int V>
+__global__ void __launch_bounds__(kAutomaticBlockThreads, 1)
+    exact_cluster_kernel(ExactArgs<In, Out> args) {
+  if (cluster_in_window<kAutomaticBlockThreads, V>(args)) return;
+  exact_sum_block<VectorizedRung, kAutomaticBlockThreads, In, Out, false, false>(args);
 }
 
 // two_kernel's second pass: one block folds the first pass's states and rounds.

@@ -1,8 +1,9 @@
 // The fast path of automatic's one-block correctly rounded sums (at most kOneBlockBytes of input,
 // nothing exported). Where every nonzero input of the block lies within a few exponent fields of
-// the largest, their exact sum fits one double (float family) or one 128-bit integer (doubles)
-// whatever the order of the adds, so rounding that once is the answer: no state to clear, no
-// limbs to combine, no rounding limb by limb, which were most of a one-block call's time
+// the largest, their exact sum fits one double or, a little further apart, one 64-bit integer
+// (float family), or one 128-bit integer (doubles) whatever the order of the adds, so rounding
+// that once is the answer: no state to clear, no limbs to combine, no rounding limb by limb, which
+// were most of a one-block call's time
 // (docs/tuning.md, 'Correctly rounded sums', 'One-block window'). Otherwise (wider spans,
 // infinities, a double NaN) the caller runs the general body (kernels.cuh), which gives the same
 // bits: both are the exact sum rounded once.
@@ -17,16 +18,18 @@
 #include "../block/vectorized.cuh"
 #include "../launch.cuh"
 #include "exact_args.cuh"
+#include "round.hpp"
 #include "thread_sum.cuh"
 
 namespace gpureduce::detail::exact {
 
 // automatic's one-block limit, 16 KiB, not the default engine's 64 KiB: an exact add costs a
 // conversion and a double add (floats) or two TwoSums (doubles), and one SM did 16K floats in
-// 8.1 us against 5.7 us for 1K (H100, ncu, 2026-11-24), while 32 blocks took 7.4 us.
+// 8.1 us against 5.7 us for 1K (H100, ncu, 2026-11-24), while 32 blocks took 7.4 us. Above it, up
+// to 256 KiB, a cluster (cluster_window.cuh).
 inline constexpr std::uint64_t kOneBlockBytes = std::uint64_t(16) << 10;
 
-// ceil(log2(n)) for 0 < n <= 2^16: a sum of n terms below 2^b is below 2^(b + this).
+// ceil(log2(n)) for 0 < n < 2^31: a sum of n terms below 2^b is below 2^(b + this).
 __device__ __forceinline__ int log2_ceil(int n) { return n <= 1 ? 0 : 32 - __clz(n - 1); }
 
 // How many exponent fields below the largest the block's nonzero inputs may reach for every
@@ -42,32 +45,32 @@ __device__ __forceinline__ int window_fields(int n) {
   else return 127 - 53 - log2_ceil(n);
 }
 
-// One thread's inputs of a one-block call, as VectorizedRung reads them: its vectors tid,
-// tid + BLOCK, ... (all loads issued before the first is used), and the scalar head's and tail's
-// element of the same index, if any.
-template <class In, int BLOCK>
+// One thread's inputs, as VectorizedRung reads them: its vectors first + tid, first + tid +
+// stride, ... (all loads issued before the first is used), and the scalar head's and tail's
+// element of the same index, if any. A one-block call: first 0, stride BLOCK; a cluster's block
+// of rank r (cluster_window.cuh): first r x BLOCK, stride the cluster's threads.
+template <class In, int BLOCK, int kVectors = int(kOneBlockBytes / 16 / BLOCK)>
 struct OwnInputs {
   static constexpr int kPerVector = int(16 / sizeof(In));
-  static constexpr int kVectors = int(kOneBlockBytes / 16 / BLOCK);
-  static_assert(kVectors >= 1 && std::uint64_t(kVectors) * 16 * BLOCK == kOneBlockBytes,
-                "a block's threads hold its whole input in whole vectors");
+  static_assert(kVectors >= 1);
   uint4 vector[kVectors];
   In head, tail;
   int vectors;
   bool has_head, has_tail;
 
-  __device__ __forceinline__ OwnInputs(const In* in, int n) {
+  __device__ __forceinline__ OwnInputs(const In* in, int n, int first = 0, int stride = BLOCK) {
     const auto l = VectorizedRung::layout(reinterpret_cast<std::uintptr_t>(in), sizeof(In), n);
     const uint4* vectors_in = reinterpret_cast<const uint4*>(in + l.head);
-    const int tid = int(threadIdx.x);
+    const int mine = first + int(threadIdx.x);
     vectors = 0;
 #pragma unroll
     for (int k = 0; k < kVectors; ++k)
-      if (tid + k * BLOCK < int(l.vectors)) vector[k] = __ldg(vectors_in + tid + k * BLOCK), ++vectors;
-    has_head = tid < int(l.head);
-    has_tail = tid < n - int(l.tail_begin);
-    if (has_head) head = in[tid];
-    if (has_tail) tail = in[l.tail_begin + tid];
+      if (mine + k * stride < int(l.vectors))
+        vector[k] = __ldg(vectors_in + mine + k * stride), ++vectors;
+    has_head = mine < int(l.head);
+    has_tail = mine < n - int(l.tail_begin);
+    if (has_head) head = in[mine];
+    if (has_tail) tail = in[l.tail_begin + mine];
   }
   // visit(item) for every input held.
   template <class Visit>
@@ -144,54 +147,42 @@ struct FloatMagnitudes {
   }
 };
 
-// Float family: every input widened to float (exact), its magnitude noted, and added to one
-// double, speculatively: the block's span, known after the one barrier, says whether every add
-// was exact. The identity is -0, so a sum of -0 alone is -0 and any other exact zero +0, as IEEE
-// gives; a NaN the span passed over makes the sum NaN, written as the canonical NaN.
-template <int BLOCK, class In, class Out>
-__device__ __forceinline__ bool float_family_in_window(const ExactArgs<In, Out>& args) {
-  __shared__ WarpSpans<BLOCK> warp_spans;
-  __shared__ double warp_sums[BLOCK / 32];
-  const int n = int(args.num_items);
-  const OwnInputs<In, BLOCK> inputs(args.d_in, n);
-  FloatMagnitudes magnitudes;
-  double sum = -0.0;
-  inputs.each([&](const In& x) {
-    const float f = widen(x);
-    magnitudes.note(f);
-    sum += double(f);
-  });
-#pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
-  FieldSpan span = magnitudes.span();
-  span.reduce_warp();
-  const int warp = int(threadIdx.x) / 32;
-  if (threadIdx.x % 32 == 0) warp_spans.put(warp, span), warp_sums[warp] = sum;
-  __syncthreads();
-  if (!warp_spans.block().fits(255u, window_fields<In>(n))) return false;
-  if (threadIdx.x == 0) {
-    double total = warp_sums[0];
-#pragma unroll
-    for (int w = 1; w < BLOCK / 32; ++w) total += warp_sums[w];
-    if (n == 0) total = 0.0;  // an empty sum is +0
-    if constexpr (std::is_same_v<Out, float>)
-      *args.d_out = total != total ? __uint_as_float(0x7fc00000u) : __double2float_rn(total);
-    else
-      *args.d_out = total != total ? __longlong_as_double(0x7ff8000000000000ll) : total;
-  }
-  return true;
-}
-
 // A double's integer value in units of 2^(lowest - 1075), for a field within the window above
-// `lowest` (a shift of at most 74: 53 + 74 bits).
+// `lowest` (a shift of at most 74: 53 + 74 bits; a zero is 0 whatever its field).
 __device__ __forceinline__ __int128 scaled_integer(double x, unsigned lowest) {
   const auto bits = static_cast<unsigned long long>(__double_as_longlong(x));
   const unsigned field = unsigned(bits >> 52) & 0x7ffu;
   const unsigned long long mantissa =
       (bits & ((1ull << 52) - 1)) | (field != 0 ? 1ull << 52 : 0ull);
-  const unsigned shift = (field > 1u ? field : 1u) - lowest;
-  const __int128 magnitude = static_cast<__int128>(mantissa) << shift;
+  const __int128 magnitude = static_cast<__int128>(mantissa)
+                             << ((field > lowest ? field : lowest) - lowest);
   return (bits >> 63) != 0 ? -magnitude : magnitude;
+}
+
+// A float's integer value in units of 2^(lowest - 150), for a field within the window above
+// `lowest` (a zero is 0 whatever its field).
+__device__ __forceinline__ long long scaled_float(float f, unsigned lowest) {
+  const unsigned bits = __float_as_uint(f);
+  const unsigned field = (bits >> 23) & 0xffu;
+  const unsigned mantissa = (bits & 0x7fffffu) | (field != 0 ? 0x800000u : 0u);
+  const long long magnitude = static_cast<long long>(mantissa)
+                              << ((field > lowest ? field : lowest) - lowest);
+  return (bits >> 31) != 0 ? -magnitude : magnitude;
+}
+
+// total x 2^unit_exponent (total != 0) rounded once to nearest, ties to even, into Out.
+template <class Out>
+__device__ __forceinline__ Out round_integer(long long total, int unit_exponent) {
+  using Bits = typename OutFormat<Out>::Bits;
+  const bool negative = total < 0;
+  const auto bits_of_total = static_cast<unsigned long long>(total);
+  const unsigned long long magnitude = negative ? 0ull - bits_of_total : bits_of_total;
+  const int msb = 63 - __clzll(static_cast<long long>(magnitude));
+  Bits bits = round_magnitude<Out>(magnitude << (63 - msb), false, msb + unit_exponent);
+  if (negative) bits |= Bits(1) << (8 * sizeof(Bits) - 1);
+  Out out;
+  memcpy(&out, &bits, sizeof out);
+  return out;
 }
 
 // total x 2^unit_exponent rounded once to nearest, ties to even (unit_exponent >= -1074, so a
@@ -228,6 +219,83 @@ __device__ __forceinline__ __int128 warp_sum(__int128 v) {
     v += (static_cast<__int128>(other_high) << 64) | other_low;
   }
   return v;
+}
+
+__device__ __forceinline__ long long warp_sum(long long v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
+
+// Float family, a span too wide for a double's window but within a 64-bit integer's (63 - 24 -
+// log2 n fields: 27 at 4K items, against 17): the inputs again, each an integer number of the
+// lowest field's units. Uniform inputs in [-1, 1) reach past 17 fields in about one 4K call in 60
+// (a least magnitude below 2^-18), which the general body then took at 3x the time. Some input
+// is nonzero (the double's window takes a block of zeros), so an exact zero sum is +0. A NaN (which
+// the span passes over) leaves it to the general body.
+template <int BLOCK, class In, class Out, class Inputs>
+__device__ __forceinline__ bool float_family_in_integers(const ExactArgs<In, Out>& args,
+                                                         const Inputs& inputs, FieldSpan block) {
+  __shared__ long long warp_sums[BLOCK / 32];
+  if (!block.fits(255u, 63 - 24 - log2_ceil(int(args.num_items)))) return false;
+  long long sum = 0;
+  bool nan = false;
+  inputs.each([&](const In& x) {
+    const float f = widen(x);
+    nan = nan || f != f;
+    sum += scaled_float(f, block.lowest);
+  });
+  sum = warp_sum(sum);
+  if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = sum;
+  if (__syncthreads_or(nan)) return false;
+  if (threadIdx.x == 0) {
+    long long total = 0;
+#pragma unroll
+    for (int w = 0; w < BLOCK / 32; ++w) total += warp_sums[w];
+    *args.d_out = total != 0 ? round_integer<Out>(total, int(block.lowest) - 150) : Out(0);
+  }
+  return true;
+}
+
+// Float family: every input widened to float (exact), its magnitude noted, and added to one
+// double, speculatively: the block's span, known after the one barrier, says whether every add
+// was exact (else float_family_in_integers). The identity is -0, so a sum of -0 alone is -0 and
+// any other exact zero +0, as IEEE gives; a NaN the span passed over makes the sum NaN, written as
+// the canonical NaN.
+template <int BLOCK, class In, class Out>
+__device__ __forceinline__ bool float_family_in_window(const ExactArgs<In, Out>& args) {
+  __shared__ WarpSpans<BLOCK> warp_spans;
+  __shared__ double warp_sums[BLOCK / 32];
+  const int n = int(args.num_items);
+  const OwnInputs<In, BLOCK> inputs(args.d_in, n);
+  FloatMagnitudes magnitudes;
+  double sum = -0.0;
+  inputs.each([&](const In& x) {
+    const float f = widen(x);
+    magnitudes.note(f);
+    sum += double(f);
+  });
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+  FieldSpan span = magnitudes.span();
+  span.reduce_warp();
+  const int warp = int(threadIdx.x) / 32;
+  if (threadIdx.x % 32 == 0) warp_spans.put(warp, span), warp_sums[warp] = sum;
+  __syncthreads();
+  const FieldSpan block = warp_spans.block();
+  if (!block.fits(255u, window_fields<In>(n)))
+    return float_family_in_integers<BLOCK>(args, inputs, block);
+  if (threadIdx.x == 0) {
+    double total = warp_sums[0];
+#pragma unroll
+    for (int w = 1; w < BLOCK / 32; ++w) total += warp_sums[w];
+    if (n == 0) total = 0.0;  // an empty sum is +0
+    if constexpr (std::is_same_v<Out, float>)
+      *args.d_out = total != total ? __uint_as_float(0x7fc00000u) : __double2float_rn(total);
+    else
+      *args.d_out = total != total ? __longlong_as_double(0x7ff8000000000000ll) : total;
+  }
+  return true;
 }
 
 // Doubles: the block's span first (one barrier), then every input as an integer in units of the
@@ -275,6 +343,8 @@ __device__ __forceinline__ bool doubles_in_window(const ExactArgs<double, Out>& 
 // the inputs lie too far apart (or hold an infinity or NaN) and the general body must run.
 template <int BLOCK, class In, class Out>
 __device__ __forceinline__ bool one_block_in_window(const ExactArgs<In, Out>& args) {
+  static_assert(kOneBlockBytes % (16 * BLOCK) == 0 && kOneBlockBytes >= 16 * BLOCK,
+                "a block's threads hold its whole input in whole vectors");
   wait_for_previous_kernel_then_release_next();
   if constexpr (std::is_same_v<In, double>) return doubles_in_window<BLOCK>(args);
   else return float_family_in_window<BLOCK>(args);
