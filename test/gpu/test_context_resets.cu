@@ -103,6 +103,60 @@ TEST(ContextResets, GraphStateNeverOutlivesItsContext) {
   }
 }
 
+// automatic's correctly rounded cluster kernel at 16 blocks, sm_90's non-portable cluster size,
+// which the library allows on each kernel once per context (runtime.cpp, max_cluster_blocks): a
+// sum of 128 KiB of halves (0.5 each, so the answer is exact) on a stream and in a graph.
+template <class T>
+void correctly_rounded_cluster_sums(const std::string& where) {
+  const std::int64_t n = std::int64_t(128 << 10) / std::int64_t(sizeof(T));
+  DeviceBuffer<T> in(static_cast<std::size_t>(n)), out(2);
+  fill_constant<<<64, 256>>>(in.get(), n, T(0.5));
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  Options options;
+  options.accuracy = Accuracy::correctly_rounded;
+  LaunchPlan plan{};
+  const cudaError_t planned = DeviceReduce::PlanSum<T, T>(plan, in.get(), n, options);
+  ASSERT_EQ(planned, cudaSuccess) << where << ": " << last_error_message();
+  if (plan.pipeline == Pipeline::cluster) EXPECT_EQ(plan.grid_blocks, 16) << where;
+  std::size_t bytes = 0;
+  ASSERT_EQ(DeviceReduce::Sum(nullptr, bytes, in.get(), out.get(), n, nullptr, options), cudaSuccess);
+  DeviceBuffer<unsigned char> temp(bytes);
+  ASSERT_EQ(cudaMemset(out.get(), kPoisonByte, 2 * sizeof(T)), cudaSuccess);
+  EXPECT_EQ(DeviceReduce::Sum(temp.get(), bytes, in.get(), out.get(), n, nullptr, options),
+            cudaSuccess)
+      << where << ": " << last_error_message();
+  cudaStream_t stream = nullptr;
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+  EXPECT_EQ(DeviceReduce::Sum(temp.get(), bytes, in.get(), out.get() + 1, n, stream, options),
+            cudaSuccess)
+      << where << " (captured): " << last_error_message();
+  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess) << where << ": " << last_error_message();
+  std::vector<T> got(2);
+  ASSERT_EQ(cudaMemcpy(got.data(), out.get(), 2 * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(got[0], T(0.5) * T(n)) << where << ": on the legacy stream";
+  EXPECT_EQ(got[1], T(0.5) * T(n)) << where << ": in a graph";
+  EXPECT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
+  EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+  EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+}
+
+TEST(ContextResets, CorrectlyRoundedClustersAfterEveryReset) {
+  REQUIRE_GPU();
+  for (int round = 0; round <= kResets; ++round) {
+    if (round > 0) ASSERT_EQ(cudaDeviceReset(), cudaSuccess);
+    const std::string name = "round " + std::to_string(round) + (round ? " (after a reset)" : "");
+    correctly_rounded_cluster_sums<float>(name + ", float");
+    correctly_rounded_cluster_sums<double>(name + ", double");
+    if (HasFailure()) return;
+  }
+}
+
 // A driver API function, looked up through the runtime (a test binary that linked libcuda.so.1
 // could not even list its tests on a machine without a driver, as CI's test discovery does).
 template <class Function>

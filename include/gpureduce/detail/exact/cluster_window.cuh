@@ -16,7 +16,6 @@
 #include <cooperative_groups.h>
 
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 
 #include "one_block_sum.cuh"
