@@ -401,33 +401,49 @@ std::vector<float> filling_64_bits(int log2_n, int span, int small_at, bool nega
   return x;
 }
 
-template <class In>
-void one_block_window_edges(int log2_n, int window) {
+// Every edge of a window: spans W - 1 to W + 2, the small terms at four places, both signs. `make`
+// builds each input and checks on the host that it is what it claims; each is then summed aligned
+// and misaligned against MPFR.
+template <class In, class Make>
+void window_edges(int log2_n, int window, const std::string& what, Make make) {
+  using Out = std::conditional_t<std::is_same_v<In, double>, double, float>;
   const int n = 1 << log2_n;
   for (int span : {window - 1, window, window + 1, window + 2})
     for (int small_at : {0, n / 2 - 1, n - 2, n - 1})
       for (bool negative : {false, true}) {
-        std::vector<In> values;
-        if constexpr (std::is_same_v<In, double>) {
-          values = filling_128_bits(log2_n, span, small_at, negative);
-          // The input is what it claims: its integer sum needs 127 bits at W and 128 at W + 1.
-          const double units = std::ldexp((n - 1) * (std::ldexp(1.0, 53) - 1), span);
-          EXPECT_EQ(units >= std::ldexp(1.0, 127), span > window) << "span " << span;
-        } else {
-          values = one_unit_above_a_tie<In>(log2_n, span, small_at, negative);
-          // The input is what it claims: summed in a double in index order, it rounds right
-          // exactly when the span fits the window.
-          double in_order = 0;
-          for (const In& v : values) in_order += to_double(v);
-          const float oracle = correctly_rounded_sum<float>(values.data(), std::int64_t(n));
-          EXPECT_EQ(same_bits(float(in_order), oracle), span <= window) << "span " << span;
-        }
-        Exact<In, std::conditional_t<std::is_same_v<In, double>, double, float>> x(
-            values, "window edge: span " + std::to_string(span) + ", small terms at " +
-                        std::to_string(small_at) + (negative ? ", negative" : ""));
+        Exact<In, Out> x(make(span, small_at, negative),
+                         what + ": span " + std::to_string(span) + ", small terms at " +
+                             std::to_string(small_at) + (negative ? ", negative" : ""));
         for (int offset : {0, 1})
           if (!x.check(correctly_rounded(), offset)) return;
       }
+}
+
+// Doubles whose integer sum needs 127 bits at span W and 128 at W + 1 (checked here): a 128-bit
+// window one field too wide overflows.
+std::vector<double> filling_128_bits_checked(int log2_n, int window, int span, int small_at,
+                                             bool negative) {
+  const double units = std::ldexp(((1 << log2_n) - 1) * (std::ldexp(1.0, 53) - 1), span);
+  EXPECT_EQ(units >= std::ldexp(1.0, 127), span > window) << "span " << span;
+  return filling_128_bits(log2_n, span, small_at, negative);
+}
+
+template <class In>
+void one_block_window_edges(int log2_n, int window) {
+  window_edges<In>(log2_n, window, "window edge", [&](int span, int small_at, bool negative) {
+    if constexpr (std::is_same_v<In, double>) {
+      return filling_128_bits_checked(log2_n, window, span, small_at, negative);
+    } else {
+      std::vector<In> values = one_unit_above_a_tie<In>(log2_n, span, small_at, negative);
+      // The input is what it claims: summed in a double in index order, it rounds right exactly
+      // when the span fits the window.
+      double in_order = 0;
+      for (const In& v : values) in_order += to_double(v);
+      const float oracle = correctly_rounded_sum<float>(values.data(), std::int64_t(values.size()));
+      EXPECT_EQ(same_bits(float(in_order), oracle), span <= window) << "span " << span;
+      return values;
+    }
+  });
 }
 
 TEST(CorrectlyRounded, OneBlockWindowEdges) {
@@ -444,28 +460,17 @@ TEST(CorrectlyRounded, OneBlockWindowEdges) {
 // across a cluster of 4 and of 16 blocks. A window one field too wide overflows: wrong bits.
 template <class In>
 void integer_window_edges(int log2_n, int window) {
-  const int n = 1 << log2_n;
-  const int bits = std::is_same_v<In, double> ? 127 : 63;
-  for (int span : {window - 1, window, window + 1, window + 2})
-    for (int small_at : {0, n / 2 - 1, n - 2, n - 1})
-      for (bool negative : {false, true}) {
-        std::vector<In> values;
-        double units = 0;  // the sum's magnitude in units of the small term's field
-        if constexpr (std::is_same_v<In, double>) {
-          values = filling_128_bits(log2_n, span, small_at, negative);
-          units = std::ldexp((n - 1) * (std::ldexp(1.0, 53) - 1), span);
-        } else {
-          values = filling_64_bits(log2_n, span, small_at, negative);
-          units = std::ldexp((n - 1) * (std::ldexp(1.0, 24) - 1), span);
-        }
-        // The input is what it claims: its integer sum fits the accumulator exactly at W.
-        EXPECT_EQ(units >= std::ldexp(1.0, bits), span > window) << "span " << span;
-        Exact<In, In> x(values, "integer window edge: span " + std::to_string(span) +
-                                    ", small term at " + std::to_string(small_at) +
-                                    (negative ? ", negative" : ""));
-        for (int offset : {0, 1})
-          if (!x.check(correctly_rounded(), offset)) return;
-      }
+  const auto make = [&](int span, int small_at, bool negative) {
+    if constexpr (std::is_same_v<In, double>) {
+      return filling_128_bits_checked(log2_n, window, span, small_at, negative);
+    } else {
+      // The input is what it claims: its integer sum reaches 2^63 exactly past W.
+      const double units = std::ldexp(((1 << log2_n) - 1) * (std::ldexp(1.0, 24) - 1), span);
+      EXPECT_EQ(units >= std::ldexp(1.0, 63), span > window) << "span " << span;
+      return filling_64_bits(log2_n, span, small_at, negative);
+    }
+  };
+  window_edges<In>(log2_n, window, "integer window edge", make);
 }
 
 TEST(CorrectlyRounded, IntegerWindowEdges) {
@@ -481,12 +486,13 @@ TEST(CorrectlyRounded, IntegerWindowEdges) {
 // blocks its bytes need (8 KiB each up to 128 KiB, then 16 KiB), where the device's clusters hold
 // them; past 256 KiB, the grid plan.
 template <class T>
-void expect_cluster_plan(std::int64_t n, int blocks) {
+void expect_cluster_plan(std::int64_t n, int blocks, bool on_sm90 = false) {
   DeviceBuffer<T> in(static_cast<std::size_t>(n));
   LaunchPlan plan{};
   const cudaError_t planned = DeviceReduce::PlanSum<T, T>(plan, in.get(), n, correctly_rounded());
   ASSERT_EQ(planned, cudaSuccess) << last_error_message();
   const bool cluster = plan.pipeline == Pipeline::cluster;
+  if (on_sm90) EXPECT_TRUE(cluster) << n << ": a cluster of " << blocks << " fits any sm_90 GPU";
   EXPECT_EQ(std::strstr(plan.rationale, "one cluster of 2 to 16 blocks") != nullptr, cluster)
       << n << ": " << plan.rationale;
   if (blocks == 0 || !cluster) {  // past 256 KiB, or clusters too small on this device
@@ -501,7 +507,7 @@ TEST(CorrectlyRounded, AutomaticPlansOneClusterUpTo256KiB) {
   REQUIRE_GPU();
   int major = 0;
   ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0), cudaSuccess);
-  expect_cluster_plan<float>(4097, 3);
+  expect_cluster_plan<float>(4097, 3, major >= 9);
   expect_cluster_plan<float>(32768, 16);
   expect_cluster_plan<float>(32769, 9);
   expect_cluster_plan<float>(65536, 16);
@@ -509,14 +515,6 @@ TEST(CorrectlyRounded, AutomaticPlansOneClusterUpTo256KiB) {
   expect_cluster_plan<double>(2049, 3);
   expect_cluster_plan<double>(32768, 16);
   expect_cluster_plan<double>(32769, 0);
-  if (major >= 9) {  // a cluster of 3 fits every sm_90 device
-    LaunchPlan plan{};
-    DeviceBuffer<float> in(4097);
-    const cudaError_t planned =
-        DeviceReduce::PlanSum<float, float>(plan, in.get(), 4097, correctly_rounded());
-    ASSERT_EQ(planned, cudaSuccess);
-    EXPECT_EQ(plan.pipeline, Pipeline::cluster);
-  }
 }
 
 TEST(CorrectlyRounded, SeededBitsForComparingGpus) {

@@ -42,56 +42,6 @@ inline constexpr std::uint64_t kClusterWindowMaxBytes =
 template <class In>
 using ClusterSum = std::conditional_t<std::is_same_v<In, double>, __int128, long long>;
 
-// Fields below the largest that a cluster's nonzero inputs may reach: n inputs below
-// 2^(precision + span) units each must stay below 2^63 (float family: the widened float's 24 bits)
-// or 2^127 (doubles).
-template <class In>
-__device__ __forceinline__ int cluster_window_fields(int n) {
-  if constexpr (std::is_same_v<In, double>) return 127 - 53 - log2_ceil(n);
-  else return 63 - 24 - log2_ceil(n);
-}
-
-// A float's fields for the cluster's span: its largest magnitude as bits (infinities and NaN above
-// every number, so they leave the window and the general body answers them) and, as
-// FloatMagnitudes, its least nonzero one.
-struct FloatFields {
-  unsigned largest = 0;
-  unsigned least_less_one = ~0u;
-  __device__ __forceinline__ void note(float f) {
-    const unsigned bits = __float_as_uint(f);
-    largest = max(largest, bits & 0x7fffffffu);
-    least_less_one = __viaddmin_u32(bits << 1, ~0u, least_less_one);
-  }
-  __device__ __forceinline__ FieldSpan span() const {
-    FieldSpan s;
-    s.highest = largest >> 23;
-    if (least_less_one != ~0u) s.lowest = max((least_less_one + 1u) >> 24, 1u);
-    return s;
-  }
-};
-
-// One thread's span of its inputs and whether each was -0.
-template <class In, class Inputs>
-__device__ __forceinline__ FieldSpan thread_span(const Inputs& inputs, bool& all_negative_zero) {
-  if constexpr (std::is_same_v<In, double>) {
-    FieldSpan span;
-    inputs.each([&](const double& x) {
-      const auto bits = static_cast<unsigned long long>(__double_as_longlong(x));
-      span.note(unsigned(bits >> 52) & 0x7ffu, (bits << 1) != 0);
-      all_negative_zero = all_negative_zero && bits == (1ull << 63);
-    });
-    return span;
-  } else {
-    FloatFields fields;
-    inputs.each([&](const In& x) {
-      const float f = widen(x);
-      fields.note(f);
-      all_negative_zero = all_negative_zero && __float_as_uint(f) == 0x80000000u;
-    });
-    return fields.span();
-  }
-}
-
 // What the blocks of a cluster tell each other (plain words: a __shared__ object's constructor
 // never runs): every block's span and -0 verdict reach every block, its sum block 0.
 template <class In>
@@ -174,7 +124,7 @@ __device__ __forceinline__ bool cluster_in_window(const ExactArgs<In, Out>& args
   bool all_negative_zero = true;
   const FieldSpan all = cluster_span(shared, blocks, all_negative_zero);
   constexpr unsigned kSpecialField = std::is_same_v<In, double> ? 0x7ffu : 0xffu;
-  if (!all.fits(kSpecialField, cluster_window_fields<In>(n))) return false;
+  if (!all.fits(kSpecialField, integer_window_fields<In>(n))) return false;
   if (rank == 0 && warp == 0) {
     const bool held = lane < blocks && shared.lowest[lane] != ~0u;  // a block of zeros adds 0
     const ClusterSum<In> part = held ? shared.sum[lane] << (shared.lowest[lane] - all.lowest)

@@ -37,12 +37,19 @@ __device__ __forceinline__ int log2_ceil(int n) { return n <= 1 ? 0 : 32 - __clz
 // field's units, below 2^(precision + span) of them, and n inputs must stay below 2^53 units (a
 // double holds such integers exactly) or 2^127 (a signed 128-bit integer). Halves need no test:
 // each is a multiple of 2^-24 below 2^16, so 2^13 of them (16 KiB) stay below 2^53 units.
+// The same in a signed integer: 2^63 units for the float family (each widened to a float's 24
+// bits), 2^127 for doubles.
+template <class In>
+__device__ __forceinline__ int integer_window_fields(int n) {
+  if constexpr (std::is_same_v<In, double>) return 127 - 53 - log2_ceil(n);
+  else return 63 - 24 - log2_ceil(n);
+}
 template <class In>
 __device__ __forceinline__ int window_fields(int n) {
   if constexpr (std::is_same_v<In, __half>) return 1 << 16;
   else if constexpr (std::is_same_v<In, __nv_bfloat16>) return 53 - 8 - log2_ceil(n);
   else if constexpr (std::is_same_v<In, float>) return 53 - 24 - log2_ceil(n);
-  else return 127 - 53 - log2_ceil(n);
+  else return integer_window_fields<double>(n);
 }
 
 // One thread's inputs, as VectorizedRung reads them: its vectors first + tid, first + tid +
@@ -140,12 +147,54 @@ struct FloatMagnitudes {
     least_less_one = __viaddmin_u32(__float_as_uint(f) << 1, ~0u, least_less_one);
   }
   __device__ __forceinline__ FieldSpan span() const {
+    return span_of(__float_as_uint(largest), least_less_one);
+  }
+  // The fields of a largest magnitude's bits and of the least nonzero one's (as noted here).
+  __device__ __forceinline__ static FieldSpan span_of(unsigned largest_bits,
+                                                      unsigned least_less_one) {
     FieldSpan s;
-    s.highest = __float_as_uint(largest) >> 23;
+    s.highest = largest_bits >> 23;
     if (least_less_one != ~0u) s.lowest = max((least_less_one + 1u) >> 24, 1u);
     return s;
   }
 };
+
+// As FloatMagnitudes, but the largest magnitude by its bits, an integer max: infinities and NaN
+// lie above every number, so they leave any window (the integer paths cannot carry a NaN).
+struct FloatFields {
+  unsigned largest = 0;
+  unsigned least_less_one = ~0u;
+  __device__ __forceinline__ void note(float f) {
+    const unsigned bits = __float_as_uint(f);
+    largest = max(largest, bits & 0x7fffffffu);
+    least_less_one = __viaddmin_u32(bits << 1, ~0u, least_less_one);
+  }
+  __device__ __forceinline__ FieldSpan span() const {
+    return FloatMagnitudes::span_of(largest, least_less_one);
+  }
+};
+
+// One thread's span of the inputs it holds, and whether each of them was -0.
+template <class In, class Inputs>
+__device__ __forceinline__ FieldSpan thread_span(const Inputs& inputs, bool& all_negative_zero) {
+  if constexpr (std::is_same_v<In, double>) {
+    FieldSpan span;
+    inputs.each([&](const double& x) {
+      const auto bits = static_cast<unsigned long long>(__double_as_longlong(x));
+      span.note(unsigned(bits >> 52) & 0x7ffu, (bits << 1) != 0);
+      all_negative_zero = all_negative_zero && bits == (1ull << 63);
+    });
+    return span;
+  } else {
+    FloatFields fields;
+    inputs.each([&](const In& x) {
+      const float f = widen(x);
+      fields.note(f);
+      all_negative_zero = all_negative_zero && __float_as_uint(f) == 0x80000000u;
+    });
+    return fields.span();
+  }
+}
 
 // A double's integer value in units of 2^(lowest - 1075), for a field within the window above
 // `lowest` (a shift of at most 74: 53 + 74 bits; a zero is 0 whatever its field).
@@ -237,7 +286,7 @@ template <int BLOCK, class In, class Out, class Inputs>
 __device__ __forceinline__ bool float_family_in_integers(const ExactArgs<In, Out>& args,
                                                          const Inputs& inputs, FieldSpan block) {
   __shared__ long long warp_sums[BLOCK / 32];
-  if (!block.fits(255u, 63 - 24 - log2_ceil(int(args.num_items)))) return false;
+  if (!block.fits(255u, integer_window_fields<In>(int(args.num_items)))) return false;
   long long sum = 0;
   bool nan = false;
   inputs.each([&](const In& x) {
@@ -307,13 +356,8 @@ __device__ __forceinline__ bool doubles_in_window(const ExactArgs<double, Out>& 
   __shared__ __int128 warp_sums[BLOCK / 32];
   const int n = int(args.num_items);
   const OwnInputs<double, BLOCK> inputs(args.d_in, n);
-  FieldSpan span;
   bool all_negative_zero = true;
-  inputs.each([&](const double& x) {
-    const auto bits = static_cast<unsigned long long>(__double_as_longlong(x));
-    span.note(unsigned(bits >> 52) & 0x7ffu, (bits << 1) != 0);
-    all_negative_zero = all_negative_zero && bits == (1ull << 63);
-  });
+  FieldSpan span = thread_span<double>(inputs, all_negative_zero);
   span.reduce_warp();
   all_negative_zero = __all_sync(0xffffffffu, all_negative_zero);
   const int warp = int(threadIdx.x) / 32;
