@@ -393,8 +393,9 @@ std::vector<double> filling_128_bits(int log2_n, int span, int small_at, bool ne
 // Floats in 64-bit integers (one block past a double's window, or a cluster): n - 1 terms of the
 // largest significand and one of the lowest field: at W + 1 their integer sum reaches 2^63, past a
 // signed 64-bit integer.
-std::vector<float> filling_64_bits(int log2_n, int span, int small_at, bool negative) {
-  const int n = 1 << log2_n, high_field = 200;  // terms near 2^73
+std::vector<float> filling_64_bits(int log2_n, int span, int small_at, bool negative,
+                                   int high_field = 200) {  // terms near 2^73
+  const int n = 1 << log2_n;
   const float sign = negative ? -1.0f : 1.0f;
   std::vector<float> x(std::size_t(n), sign * std::ldexp(float((1 << 24) - 1), high_field - 150));
   x[std::size_t(small_at)] = sign * std::ldexp(1.0f, high_field - span - 127);
@@ -515,6 +516,80 @@ TEST(CorrectlyRounded, AutomaticPlansOneClusterUpTo256KiB) {
   expect_cluster_plan<double>(2049, 3);
   expect_cluster_plan<double>(32768, 16);
   expect_cluster_plan<double>(32769, 0);
+}
+
+// The window over a grid (grid_window.cuh): 128-bit integers for both families, W = 127 - 53 -
+// log2 n for doubles, 127 - 24 - log2 n for the float family. At W + 1 the blocks that hold the
+// small term take the general body and the last block adds the others' sums into the exact state.
+TEST(CorrectlyRounded, GridWindowEdges) {
+  REQUIRE_GPU();
+  integer_window_edges<double>(18, 127 - 53 - 18);  // 2 MiB of doubles: the grid window's most
+  const int log2_n = 20;                            // 4 MiB of floats
+  const int window = 127 - 24 - log2_n;
+  window_edges<float>(log2_n, window, "grid window edge", [&](int span, int small_at, bool negative) {
+    const double units = std::ldexp(((1 << log2_n) - 1) * (std::ldexp(1.0, 24) - 1), span);
+    EXPECT_EQ(units >= std::ldexp(1.0, 127), span > window) << "span " << span;
+    return filling_64_bits(log2_n, span, small_at, negative, 230);  // terms near 2^104
+  });
+}
+
+// Blocks whose own inputs lie close but far from the other blocks': every block's record holds
+// its sum, and the grid's span passes the window, so the last block adds the records into the
+// exact state. A caller's grid of 4 blocks: vector v (16 bytes) is block (v / 256) % 4's.
+template <class In, class Out>
+void blocks_far_apart() {
+  const std::uint64_t seed = fresh_seed();
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<double> unit(1.0, 2.0);
+  const std::int64_t n = (std::int64_t(1) << 18) - 3, per_vector = 16 / sizeof(In);
+  const double large = std::is_same_v<In, double> ? 0x1p+600 : 0x1p+60;
+  const double small = std::is_same_v<In, double> ? 0x1p-600 : 0x1p-60;
+  std::vector<In> values(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    const bool far_block = (i / per_vector / 256) % 2 == 1;
+    const double sign = random() % 2 == 0 ? 1.0 : -1.0;
+    values[std::size_t(i)] = from_double<In>(sign * unit(random) * (far_block ? small : large));
+  }
+  Exact<In, Out> x(std::move(values), "blocks far apart seed=" + std::to_string(seed));
+  Options o = correctly_rounded();
+  o.grid_blocks = 4;
+  LaunchPlan plan{};
+  ASSERT_EQ((DeviceReduce::PlanSum<In, Out>(plan, x.device.get(), n, o)), cudaSuccess);
+  EXPECT_NE(std::strstr(plan.rationale, "the last block adds the blocks' sums"), nullptr)
+      << plan.rationale;
+  EXPECT_EQ(plan.grid_blocks, 4);
+  x.check(o, 0);
+  o.grid_blocks = 0;  // automatic's own grid: the small and large terms in every block
+  x.check(o, 0);
+}
+
+// The plan past one cluster: the grid window up to 2 MiB of doubles and 4 MiB of the other inputs
+// (its rationale), the general grid above.
+template <class T>
+void expect_grid_window_plan(std::int64_t n, bool window) {
+  DeviceBuffer<T> in(static_cast<std::size_t>(n));
+  LaunchPlan plan{};
+  ASSERT_EQ((DeviceReduce::PlanSum<T, T>(plan, in.get(), n, correctly_rounded())), cudaSuccess);
+  EXPECT_EQ(std::strstr(plan.rationale, "the last block adds the blocks' sums") != nullptr, window)
+      << n << ": " << plan.rationale;
+  EXPECT_EQ(plan.launches, 1) << n;
+}
+
+TEST(CorrectlyRounded, AutomaticPlansGridWindowUpTo2Or4MiB) {
+  REQUIRE_GPU();
+  expect_grid_window_plan<double>(32769, true);
+  expect_grid_window_plan<double>(1 << 18, true);
+  expect_grid_window_plan<double>((1 << 18) + 1, false);
+  expect_grid_window_plan<float>(65537, true);
+  expect_grid_window_plan<float>(1 << 20, true);
+  expect_grid_window_plan<float>((1 << 20) + 1, false);
+}
+
+TEST(CorrectlyRounded, GridWindowBlocksFarApart) {
+  REQUIRE_GPU();
+  blocks_far_apart<double, double>();
+  blocks_far_apart<float, float>();
+  blocks_far_apart<float, double>();
 }
 
 TEST(CorrectlyRounded, SeededBitsForComparingGpus) {

@@ -30,9 +30,17 @@ inline constexpr const char* kClusterWindow =
     "16 blocks of 256 threads, each holding 8 KiB of the input (16 KiB above 128 KiB); where the "
     "inputs' exponents span little, their sum is exact in a 64-bit integer (128-bit for doubles) "
     "and block 0 rounds it once, else the blocks' exact states meet in block 0's shared memory";
+inline constexpr const char* kGridWindow =
+    "correctly rounded, automatic: vectorized loads, 256 threads, one block up to 16 KiB, one "
+    "cluster up to 256 KiB, then up to 2 MiB of doubles (4 MiB of the other inputs) grid = "
+    "ceil(sqrt(bytes / 256 B)) rounded up to a power of two, capped at one wave and 1024 blocks; "
+    "each block sums its inputs as one 128-bit integer where their exponents span little, and "
+    "the last block adds the blocks' sums and rounds once (else blocks add exact states with "
+    "64-bit atomics; state the stream or graph keeps zero, or the caller's zeroed storage: one "
+    "launch)";
 inline constexpr const char* kAtomic =
     "correctly rounded, automatic: vectorized loads, 256 threads, one block up to 16 KiB, one "
-    "cluster up to 256 KiB, else "
+    "cluster up to 256 KiB, a grid window up to 2 MiB of doubles (4 MiB of the other inputs), else "
     "grid = ceil(sqrt(bytes / 256 B)) rounded up to a power of two, capped at one wave; atomic: blocks add their exact states "
     "into one with 64-bit atomics, the last rounds it (state the stream or graph keeps zero, or "
     "the caller's zeroed storage: one launch)";
@@ -282,16 +290,29 @@ cudaError_t run_exact(const ExactCall& c, const Choice& choice) {
   std::int64_t cluster_blocks = 0;
   cudaError_t error = cluster_window_blocks<In, Out>(c, shaped, cluster_kernel, cluster_blocks);
   if (error != cudaSuccess) return error;
-  const auto kernel = one_block            ? exact_one_block_kernel<In, Out>
-                      : cluster_blocks > 0 ? cluster_kernel
-                      : shaped             ? automatic_exact_kernel<In, Out>(c.num_items)
-                                           : exact_sum_kernel<Rung, BLOCK, In, Out>;
+  // ... and past those, up to kGridWindowMaxBytes, when nothing is exported, the window over the
+  // grid.
+  bool grid_window = shaped && !one_block && cluster_blocks == 0 && c.d_state_out == nullptr &&
+                     bytes <= kGridWindowMaxBytes<In>;
+  auto kernel = one_block            ? exact_one_block_kernel<In, Out>
+                : cluster_blocks > 0 ? cluster_kernel
+                : grid_window        ? exact_grid_window_kernel<In, Out>
+                : shaped             ? automatic_exact_kernel<In, Out>(c.num_items)
+                                     : exact_sum_kernel<Rung, BLOCK, In, Out>;
   ExactShape s;
   error = exact_shape<Rung, In>(c, choice, reinterpret_cast<const void*>(kernel), s);
   if (error != cudaSuccess) return error;
   if (cluster_blocks > 0) {
     s.pipeline = Pipeline::cluster;
     s.grid = s.sizing_grid = cluster_blocks;
+  }
+  if (grid_window && s.grid == 1) {  // a caller's one block: nothing to meet in (launch_bounds alike)
+    grid_window = false;
+    kernel = automatic_exact_kernel<In, Out>(c.num_items);
+  }
+  if (grid_window) {  // the last block holds every block's record in registers
+    s.grid = s.grid < kGridWindowMaxBlocks ? s.grid : kGridWindowMaxBlocks;
+    s.sizing_grid = s.sizing_grid < kGridWindowMaxBlocks ? s.sizing_grid : kGridWindowMaxBlocks;
   }
   const ExactLaunches l = exact_launches(c.options, s);
   const std::size_t temp_bytes = temp_storage_bytes<family_of<In>>(
@@ -300,6 +321,7 @@ cudaError_t run_exact(const ExactCall& c, const Choice& choice) {
     return fill_exact_plan(c, choice, s, l, temp_bytes, kVectorLoads<Rung> ? int(16 / sizeof(In)) : 1,
                            one_block            ? rationale::kOneBlockWindow
                            : cluster_blocks > 0 ? rationale::kClusterWindow
+                           : grid_window        ? rationale::kGridWindow
                                                 : nullptr);
   if (c.d_temp_storage == nullptr) {
     *c.temp_storage_bytes = temp_bytes;

@@ -108,47 +108,63 @@ __device__ __forceinline__ bool arrive_last(unsigned* ticket) {
 
 // The block's state, sealed (seal_block_state's carries, in warp 0's registers) and its nonzero
 // words added into its copy of the grid's state by warp 0, a lane a word (fire-and-forget
-// reductions); then thread 0 takes the ticket. Sealing in registers saves seal_block_state's
-// shared-memory round trip and barrier. The warp barrier orders every lane's adds before thread
-// 0's acq_rel, which publishes them all (release is cumulative: cooperative groups' grid sync
+// reductions). Sealing in registers saves seal_block_state's shared-memory round trip and
+// barrier. Warp 0 only; the caller's warp barrier then orders every lane's adds before thread 0's
+// acq_rel ticket, which publishes them all (release is cumulative: cooperative groups' grid sync
 // likewise has one thread fence after the block's barrier); no fence per lane, which would cost a
-// sequentially consistent fence ('Ticket' in docs/tuning.md). The last block takes every word of
-// every copy out with atomicExch(0), which also leaves the grid's state zero for the next call.
+// sequentially consistent fence ('Ticket' in docs/tuning.md).
 template <class Family, class In, class Out>
-__device__ __forceinline__ void atomic_epilogue(const ExactArgs<In, Out>& args,
-                                                BlockExact<Family>& shared, std::int64_t items) {
-  constexpr int L = Family::kLimbs, W = ExactState<Family>::kWords;
-  __shared__ bool last;
-  if (threadIdx.x < 32) {
-    __syncwarp();  // the state's last words may be thread 0's (the seed rungs' combine)
-    const int lane = int(threadIdx.x);
-    auto* grid = reinterpret_cast<unsigned long long*>(
-        args.template grid_state<Family>(int(blockIdx.x % kGridStates)));
-    long long carry_into_pass = 0;
+__device__ __forceinline__ void add_block_into_grid(const ExactArgs<In, Out>& args,
+                                                    BlockExact<Family>& shared, std::int64_t items) {
+  constexpr int L = Family::kLimbs;
+  __syncwarp();  // the state's last words may be thread 0's (the seed rungs' combine)
+  const int lane = int(threadIdx.x);
+  auto* grid = reinterpret_cast<unsigned long long*>(
+      args.template grid_state<Family>(int(blockIdx.x % kGridStates)));
+  long long carry_into_pass = 0;
 #pragma unroll
-    for (int base = 0; base < L; base += 32) {
-      const long long sealed = sealed_limb(shared.state, base, carry_into_pass);
-      if (base + lane < L && sealed != 0)
-        atomicAdd(grid + base + lane, static_cast<unsigned long long>(sealed));
-    }
-    if (lane < kCounts) {
-      const long long count = block_count(shared, items, lane);
-      if (count != 0) atomicAdd(grid + L + lane, static_cast<unsigned long long>(count));
-    }
-    __syncwarp();
-    if (lane == 0) last = take_ticket(args.ticket()) == gridDim.x - 1;
+  for (int base = 0; base < L; base += 32) {
+    const long long sealed = sealed_limb(shared.state, base, carry_into_pass);
+    if (base + lane < L && sealed != 0)
+      atomicAdd(grid + base + lane, static_cast<unsigned long long>(sealed));
   }
-  __syncthreads();
-  if (!last) return;
-  long long* total = words_of(shared.total);
+  if (lane < kCounts) {
+    const long long count = block_count(shared, items, lane);
+    if (count != 0) atomicAdd(grid + L + lane, static_cast<unsigned long long>(count));
+  }
+}
+
+// The last block takes every word of every copy of the grid's state out into `total` (shared)
+// with atomicExch(0), which also leaves the grid's state zero for the next call. The caller
+// synchronises before reading it.
+template <class Family, class In, class Out>
+__device__ __forceinline__ void take_grid_state(const ExactArgs<In, Out>& args,
+                                                ExactState<Family>& total) {
+  constexpr int W = ExactState<Family>::kWords;
   for (int w = int(threadIdx.x); w < W; w += int(blockDim.x)) {
     long long sum = 0;
 #pragma unroll
     for (int copy = 0; copy < kGridStates; ++copy)
       sum += static_cast<long long>(atomicExch(
           reinterpret_cast<unsigned long long*>(args.template grid_state<Family>(copy) + w), 0ull));
-    total[w] = sum;
+    words_of(total)[w] = sum;
   }
+}
+
+// The atomic pipeline: every block adds its state into the grid's (add_block_into_grid) and takes
+// a ticket; the last takes the grid's state out, rounds and writes.
+template <class Family, class In, class Out>
+__device__ __forceinline__ void atomic_epilogue(const ExactArgs<In, Out>& args,
+                                                BlockExact<Family>& shared, std::int64_t items) {
+  __shared__ bool last;
+  if (threadIdx.x < 32) {
+    add_block_into_grid(args, shared, items);
+    __syncwarp();
+    if (threadIdx.x == 0) last = take_ticket(args.ticket()) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  take_grid_state(args, shared.total);
   __syncthreads();
   finish_state(args, shared.total);
   if (threadIdx.x == 0) *args.ticket() = 0;

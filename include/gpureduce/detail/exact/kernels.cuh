@@ -10,6 +10,7 @@
 #include "block_combine.cuh"
 #include "epilogues.cuh"
 #include "cluster_window.cuh"
+#include "grid_window.cuh"
 #include "one_block_sum.cuh"
 #include "thread_sum.cuh"
 
@@ -230,13 +231,13 @@ __device__ __forceinline__ void finish_block(const ExactArgs<In, Out>& args,
   }
 }
 
-// The body of every first-pass kernel. kAtomicOnly: automatic's kernel, built with the atomic
-// epilogue alone (less code on the path, and in the instruction cache). kDoubleWindow: doubles
-// take the window (DoubleThreadSum).
+// The block's exact state of its share of the inputs, in shared memory (after the launch's
+// wait). kAtomicOnly: automatic's kernels, built with the atomic epilogue alone (less code on the
+// path, and in the instruction cache). kDoubleWindow: doubles take the window (DoubleThreadSum).
 template <class Rung, int BLOCK, class In, class Out, bool kAtomicOnly, bool kDoubleWindow = true>
-__device__ __forceinline__ void exact_sum_block(const ExactArgs<In, Out>& args) {
+__device__ __forceinline__ BlockExact<family_of<In>>& exact_block_state(
+    const ExactArgs<In, Out>& args) {
   using Family = family_of<In>;
-  wait_for_previous_kernel_then_release_next();
   extern __shared__ __align__(16) unsigned char exact_shared[];
   BlockMemory<Family> m;
   m.exact = reinterpret_cast<BlockExact<Family>*>(exact_shared);
@@ -251,7 +252,15 @@ __device__ __forceinline__ void exact_sum_block(const ExactArgs<In, Out>& args) 
   __syncthreads();
   if constexpr (std::is_same_v<Family, FloatFamily>) sum_float_family<Rung, BLOCK>(args, m);
   else sum_double_family<Rung, BLOCK, kDoubleWindow>(args, m);
-  finish_block<kAtomicOnly>(args, *m.exact);
+  return *m.exact;
+}
+
+// The body of every first-pass kernel: the block's state, then its pipeline's epilogue.
+template <class Rung, int BLOCK, class In, class Out, bool kAtomicOnly, bool kDoubleWindow = true>
+__device__ __forceinline__ void exact_sum_block(const ExactArgs<In, Out>& args) {
+  wait_for_previous_kernel_then_release_next();
+  finish_block<kAtomicOnly>(
+      args, exact_block_state<Rung, BLOCK, In, Out, kAtomicOnly, kDoubleWindow>(args));
 }
 
 template <class Rung, int BLOCK, class In, class Out>
@@ -286,6 +295,35 @@ __global__ void __launch_bounds__(kAutomaticBlockThreads, 1)
     exact_cluster_kernel(ExactArgs<In, Out> args) {
   if (cluster_in_window<kAutomaticBlockThreads, V>(args)) return;
   exact_sum_block<VectorizedRung, kAutomaticBlockThreads, In, Out, false, false>(args);
+}
+
+// automatic's grid kernel past the cluster, up to kGridWindowMaxBytes (nothing exported; the grid
+// at most kGridWindowMaxBlocks, args.pipeline atomic): each block's window (grid_window.cuh), else its
+// general body's state into the grid's; the last block rounds the records' sum.
+template <class In, class Out>
+__global__ void __launch_bounds__(kAutomaticBlockThreads, kGridWindowBlocksPerSm<In>)
+    exact_grid_window_kernel(ExactArgs<In, Out> args) {
+  constexpr int kBlock = kAutomaticBlockThreads;
+  wait_for_previous_kernel_then_release_next();
+  auto* records = reinterpret_cast<WindowRecord*>(args.partial_states());
+  WindowThread<In> thread;
+  sum_inputs<true>(args.d_in, args.num_items, std::int64_t(blockIdx.x), std::int64_t(gridDim.x),
+                   thread);
+  if (!block_window_record<kBlock>(args, thread, records)) {
+    auto& state = exact_block_state<VectorizedRung, kBlock, In, Out, true, true>(args);
+    if (threadIdx.x < 32) add_block_into_grid(args, state, 0);  // the last block counts n
+    if (threadIdx.x == 0) records[blockIdx.x] = WindowRecord{0, ~0u, 0u, 0u, 0u};
+  }
+  __shared__ bool last;
+  if (threadIdx.x < 32) {
+    __syncwarp();  // warp 0's adds and thread 0's record before its acq_rel ticket
+    if (threadIdx.x == 0) last = take_ticket(args.ticket()) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  extern __shared__ __align__(16) unsigned char exact_shared[];
+  finish_grid_window<kBlock>(args, records,
+                             reinterpret_cast<BlockExact<family_of<In>>*>(exact_shared)->total);
 }
 
 // two_kernel's second pass: one block folds the first pass's states and rounds.

@@ -1,0 +1,214 @@
+// The fast path of automatic's correctly rounded sums past one cluster (kClusterWindowMaxBytes):
+// the window of the one-block and cluster paths (one_block_sum.cuh, cluster_window.cuh) over a
+// grid. Each thread sums its share as one signed 128-bit integer in units of the last place of
+// its least nonzero input so far (moving the sum down when a smaller one comes), each block moves
+// its threads' sums to its own least unit and adds them: where the block's inputs lie within the
+// window below the largest, that is exact whatever the order. Its block writes a record (the sum
+// and its span) and takes a ticket, and the last block moves the records' sums to the grid's least
+// unit, adds them and rounds once. A block whose inputs lie further apart (or hold an infinity or
+// NaN) sums them as the general body does and adds its exact state into the grid's instead
+// (epilogues.cuh's atomic pipeline), and a grid whose blocks' spans lie too far apart has its last
+// block add the records into that state too: the same bits either way.
+//
+// Why: the general body's blocks each cleared, combined and sealed an exact state and added it
+// with 64-bit atomics, and the last block gathered and rounded it limb by limb: 1.5-2.3 µs more
+// than CUB's two kernels inside CUDA graphs from 64K to 10M items (docs/tuning.md, 'Grid window').
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "epilogues.cuh"
+#include "grid_window_thread.cuh"
+#include "one_block_sum.cuh"
+
+namespace gpureduce::detail::exact {
+
+// What a block tells the last block (in the partial states' region of temp storage).
+struct alignas(16) WindowRecord {
+  __int128 sum;                // the block's inputs, in units 2^(lowest - 1075)
+  unsigned lowest, highest;    // its span (lowest ~0u: nothing nonzero, or not a window block)
+  unsigned window;             // 1: `sum` holds the block's inputs; 0: the grid's state does
+  unsigned not_negative_zero;  // 1: some input was not -0
+};
+// The last block holds every record in registers, kHeldRecords a thread.
+inline constexpr int kHeldRecords = 4;
+inline constexpr int kGridWindowMaxBlocks = kHeldRecords * 256;
+// Blocks an SM: doubles 3 (80 registers; at 4, 64 registers, the kernel spilled and ran 0.1-1.3
+// µs slower from 64K to 4M), the float family 4; docs/tuning.md, 'Grid window'.
+template <class In>
+inline constexpr int kGridWindowBlocksPerSm = std::is_same_v<In, double> ? 3 : 4;
+// Where automatic takes it: at most 2 MiB of doubles, 4 MiB of the float family. Past that each
+// thread runs more batches and the window's kernel ran slower than the general body's (H200,
+// graphs: f64 1M 6.47 against 6.07 µs, f32 4M 9.27 against 6.40; docs/tuning.md, 'Grid window').
+template <class In>
+inline constexpr std::uint64_t kGridWindowMaxBytes =
+    std::uint64_t(std::is_same_v<In, double> ? 2 : 4) << 20;
+
+// The block's span of `span` and the OR over its threads of two flags (one barrier).
+template <int BLOCK>
+__device__ __forceinline__ FieldSpan block_span_and_flags(FieldSpan span, bool flag0, bool flag1,
+                                                          unsigned& flags) {
+  __shared__ WarpSpans<BLOCK> warp_spans;
+  __shared__ unsigned warp_flags[BLOCK / 32];
+  span.reduce_warp();
+  const unsigned mine = (__any_sync(0xffffffffu, flag0) ? 1u : 0u) |
+                        (__any_sync(0xffffffffu, flag1) ? 2u : 0u);
+  const int warp = int(threadIdx.x) / 32;
+  if (threadIdx.x % 32 == 0) warp_spans.put(warp, span), warp_flags[warp] = mine;
+  __syncthreads();
+  flags = 0;
+#pragma unroll
+  for (int w = 0; w < BLOCK / 32; ++w) flags |= warp_flags[w];
+  return warp_spans.block();
+}
+
+// The block's total of its threads' integers, in thread 0 (one barrier).
+template <int BLOCK>
+__device__ __forceinline__ __int128 block_total(__int128 mine) {
+  __shared__ __int128 warp_sums[BLOCK / 32];
+  mine = warp_sum(mine);
+  if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = mine;
+  __syncthreads();
+  __int128 total = 0;
+  if (threadIdx.x == 0)
+#pragma unroll
+    for (int w = 0; w < BLOCK / 32; ++w) total += warp_sums[w];
+  return total;
+}
+
+// The block's sum from its threads' (one barrier for the spans, one for the sums), written by
+// thread 0 as the block's record; false for every thread alike where the block's span passes the
+// window or some thread refuses it.
+template <int BLOCK, class In, class Out>
+__device__ __forceinline__ bool block_window_record(const ExactArgs<In, Out>& args,
+                                                    WindowThread<In>& thread,
+                                                    WindowRecord* records) {
+  thread.finish();
+  unsigned flags = 0;  // bit 0: some thread refuses; bit 1: some input is not -0
+  const FieldSpan block =
+      block_span_and_flags<BLOCK>(thread.span, thread.refuse, !thread.all_negative_zero, flags);
+  if ((flags & 1u) != 0 || !sums_in_128_bits<In>(block, args.num_items)) return false;
+  __int128 mine = 0;
+  if (thread.span.lowest != ~0u) mine = thread.sum << (thread.span.lowest - block.lowest);
+  const __int128 total = block_total<BLOCK>(mine);
+  if (threadIdx.x == 0)
+    records[blockIdx.x] = WindowRecord{total, block.lowest, block.highest, 1u, flags >> 1};
+  return true;
+}
+
+// x 2^unit_exponent (x != 0) rounded once to nearest, ties to even, into Out.
+template <class Out>
+__device__ __forceinline__ Out round_int128(__int128 x, int unit_exponent) {
+  using Bits = typename OutFormat<Out>::Bits;
+  const bool negative = x < 0;
+  const auto magnitude = static_cast<unsigned __int128>(negative ? -x : x);
+  const auto high = static_cast<unsigned long long>(magnitude >> 64);
+  const int msb = high != 0 ? 127 - __clzll(static_cast<long long>(high))
+                            : 63 - __clzll(static_cast<long long>(magnitude));
+  const unsigned __int128 normalized = magnitude << (127 - msb);
+  Bits bits = round_magnitude<Out>(static_cast<unsigned long long>(normalized >> 64),
+                                   static_cast<unsigned long long>(normalized) != 0,
+                                   msb + unit_exponent);
+  if (negative) bits |= Bits(1) << (8 * sizeof(Bits) - 1);
+  Out out;
+  memcpy(&out, &bits, sizeof out);
+  return out;
+}
+
+// x units 2^(lowest - 1075) into `state` (shared), from any thread: its magnitude's 32-bit digits
+// on the limb grid, each signed (the limbs take either sign; the rounding normalises them).
+template <class Family>
+__device__ __forceinline__ void atomic_add_units(ExactState<Family>& state, __int128 x,
+                                                 unsigned lowest) {
+  const int p = int(lowest) - 1075 - Family::kLsbExponent;  // >= 0: no input's place is lower
+  const bool negative = x < 0;
+  const auto magnitude = static_cast<unsigned __int128>(negative ? -x : x);
+  const int shift = p & 31, index = p >> 5;
+  const unsigned __int128 low = magnitude << shift;
+  const unsigned long long top =
+      shift != 0 ? static_cast<unsigned long long>(magnitude >> (128 - shift)) : 0ull;
+#pragma unroll
+  for (int k = 0; k < 5; ++k) {
+    const long long digit = k < 4 ? static_cast<long long>(static_cast<unsigned>(low >> (32 * k)))
+                                  : static_cast<long long>(top);
+    if (digit != 0 && index + k < Family::kLimbs)  // a true sum's digits all lie in the state
+      atomicAdd(reinterpret_cast<unsigned long long*>(&state.limb[index + k]),
+                static_cast<unsigned long long>(negative ? -digit : digit));
+  }
+}
+
+// The last block's records, held kHeldRecords a thread: the grid's span, whether any block took
+// the general body, and whether any input was not -0.
+struct HeldRecords {
+  __int128 sum[kHeldRecords];
+  unsigned lowest[kHeldRecords];
+  FieldSpan span;
+  bool general = false, not_negative_zero = false;
+
+  __device__ __forceinline__ explicit HeldRecords(const WindowRecord* records) {
+#pragma unroll
+    for (int k = 0; k < kHeldRecords; ++k) {
+      const int r = int(threadIdx.x) + k * int(blockDim.x);
+      sum[k] = 0, lowest[k] = ~0u;
+      if (r >= int(gridDim.x)) continue;
+      const uint4* words = reinterpret_cast<const uint4*>(records + r);
+      const uint4 a = __ldcg(words), b = __ldcg(words + 1);
+      memcpy(&sum[k], &a, sizeof a);
+      lowest[k] = b.x;
+      general = general || b.z == 0;
+      not_negative_zero = not_negative_zero || b.w != 0;
+      span.highest = max(span.highest, b.x != ~0u ? b.y : 0u);
+      span.lowest = min(span.lowest, b.x);
+    }
+  }
+};
+
+// Where the grid's span passes the window, or some block took the general body: every record's
+// sum into the grid's exact state (taken out of its atomics), which is then rounded as the atomic
+// pipeline's is.
+template <class Family, class In, class Out>
+__device__ __noinline__ void finish_records_in_state(const ExactArgs<In, Out>& args,
+                                                     const HeldRecords& held, unsigned any_not_negative_zero,
+                                                     ExactState<Family>& total) {
+  take_grid_state(args, total);
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < kHeldRecords; ++k)
+    if (held.lowest[k] != ~0u) atomic_add_units(total, held.sum[k], held.lowest[k]);
+  if (threadIdx.x == 0) {
+    atomicAdd(reinterpret_cast<unsigned long long*>(&total.count[kItems]),
+              static_cast<unsigned long long>(args.num_items));
+    atomicAdd(reinterpret_cast<unsigned long long*>(&total.count[kNotNegativeZero]),
+              static_cast<unsigned long long>(any_not_negative_zero));
+  }
+  __syncthreads();
+  finish_state(args, total);
+}
+
+// The last block: the records' sums moved to the grid's least unit, added and rounded once, where
+// the grid's span fits the window and every block's record holds its sum; else
+// finish_records_in_state. Also re-arms the ticket.
+template <int BLOCK, class Family, class In, class Out>
+__device__ __forceinline__ void finish_grid_window(const ExactArgs<In, Out>& args,
+                                                   const WindowRecord* records,
+                                                   ExactState<Family>& total) {
+  const HeldRecords held(records);
+  unsigned any = 0;  // bit 0: a block took the general body; bit 1: some input is not -0
+  const FieldSpan grid =
+      block_span_and_flags<BLOCK>(held.span, held.general, held.not_negative_zero, any);
+  if (threadIdx.x == 0) *args.ticket() = 0;
+  if ((any & 1u) != 0 || !sums_in_128_bits<In>(grid, args.num_items))
+    return finish_records_in_state(args, held, any >> 1, total);
+  __int128 mine = 0;
+#pragma unroll
+  for (int k = 0; k < kHeldRecords; ++k)
+    if (held.lowest[k] != ~0u) mine += held.sum[k] << (held.lowest[k] - grid.lowest);
+  const __int128 sum = block_total<BLOCK>(mine);
+  if (threadIdx.x != 0) return;
+  const bool negative_zero = (any & 2u) == 0;  // n > 0 here: a grid of blocks
+  *args.d_out = sum != 0 ? round_int128<Out>(sum, int(grid.lowest) - 1075)
+                         : Out(negative_zero ? -0.0 : 0.0);
+}
+
+}  // namespace gpureduce::detail::exact

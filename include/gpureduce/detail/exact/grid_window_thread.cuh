@@ -1,0 +1,220 @@
+// One thread's part of the grid window (grid_window.cuh): its inputs, batch by batch as sum_inputs
+// hands them over (kernels.cuh), summed exactly as one signed 128-bit integer in units of the last
+// place of its least nonzero input so far (the sum moved down when a smaller one comes), with the
+// span of those last places, in a double's exponent fields. The block refuses the window where a
+// thread saw an infinity or NaN or a span its sums cannot hold.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "one_block_sum.cuh"
+
+namespace gpureduce::detail::exact {
+
+// Spans are in a double's exponent fields throughout, of each input's last place: a float's field
+// plus this has the same last place (2^(field - 150) = 2^(field + 925 - 1075)).
+inline constexpr unsigned kFloatToDoubleField = 925;
+template <class In>
+inline constexpr int kSignificandBits = std::is_same_v<In, double> ? 53 : 24;
+
+// ceil(log2(n)) for 0 < n < 2^63.
+__device__ __forceinline__ int log2_ceil64(std::int64_t n) {
+  return n <= 1 ? 0 : 64 - __clzll(n - 1);
+}
+__host__ __device__ constexpr int ceil_log2(int n) {
+  int bits = 0;
+  while ((1 << bits) < n) ++bits;
+  return bits;
+}
+
+// Whether n inputs of In whose last places span fields [lowest, highest] sum exactly in a signed
+// 128-bit integer of units 2^(lowest - 1075): each is below 2^(significand + highest - lowest)
+// units, so n of them below 2^127 units where this holds, whatever the order.
+template <class In>
+__device__ __forceinline__ bool sums_in_128_bits(FieldSpan span, std::int64_t n) {
+  return span.lowest > span.highest ||
+         int(span.highest - span.lowest) + kSignificandBits<In> + log2_ceil64(n) <= 127;
+}
+
+// A double that is a whole number of units 2^(lowest - 1075) (zero or not), as that integer.
+__device__ __forceinline__ __int128 double_in_units(double d, unsigned lowest) {
+  const auto bits = static_cast<unsigned long long>(__double_as_longlong(d));
+  const unsigned field = unsigned(bits >> 52) & 0x7ffu;
+  const unsigned place = field > 1u ? field : 1u;
+  const unsigned long long mantissa =
+      (bits & ((1ull << 52) - 1)) | (field != 0 ? 1ull << 52 : 0ull);
+  // below `lowest` only by the mantissa's trailing zeros (a whole number of units is >= 1 unit)
+  const __int128 magnitude =
+      place >= lowest ? static_cast<__int128>(mantissa) << (place - lowest)
+                      : static_cast<__int128>(mantissa >> min(lowest - place, 63u));  // 0: a zero
+  return (bits >> 63) != 0 ? -magnitude : magnitude;
+}
+
+// A float's value in units 2^(lowest - 1075), out of line: the path of a batch spanning too many
+// fields for one double, whose registers would otherwise crowd the common path's.
+inline __device__ __noinline__ __int128 float_in_units(float f, unsigned lowest) {
+  return double_in_units(double(f), lowest);
+}
+
+// Pairwise: v[0] = op over v, a chain of log2 N steps instead of N (N a power of two).
+template <int N, class T, class Op>
+__device__ __forceinline__ T tree(T (&v)[N], Op op) {
+#pragma unroll
+  for (int width = N / 2; width >= 1; width /= 2)
+#pragma unroll
+    for (int i = 0; i < width; ++i) v[i] = op(v[i], v[i + width]);
+  return v[0];
+}
+
+// What both families keep.
+struct WindowSum {
+  __int128 sum = 0;  // units 2^(span.lowest - 1075)
+  FieldSpan span;    // of the nonzero inputs' last places, in double fields
+  bool refuse = false;
+  bool all_negative_zero = true;
+
+  // The sum's unit moved down to `low`'s.
+  __device__ __forceinline__ void lower_to(unsigned low) {
+    // a shift past 127 means a span past the window, which the block then refuses
+    if (span.lowest != ~0u) sum <<= min(span.lowest - low, 127u);
+    span.lowest = low;
+  }
+};
+
+// The float family: a batch's inputs added in one double, exact where the batch spans at most
+// 53 - 24 - log2(batch) fields (else one by one, out of line), then that double into the sum: the
+// one-block window's double (one_block_sum.cuh), a conversion and a double add an input, and the
+// 128-bit add once a batch. (Pairwise trees and the doubles' parts below ran 0.2-0.6 µs slower
+// from 256K to 1M items: docs/tuning.md, 'Grid window'.)
+struct FloatFamilyWindowThread : WindowSum {
+  template <class F, int N>
+  __device__ __forceinline__ void add_batch(const F (&items)[N]) {
+    if constexpr (N > 16) {  // halves and bfloat16, 32 a batch: as two (one spilled registers)
+      F half_batch[N / 2];
+#pragma unroll
+      for (int k = 0; k < 2; ++k) {
+#pragma unroll
+        for (int j = 0; j < N / 2; ++j) half_batch[j] = items[k * (N / 2) + j];
+        add_batch(half_batch);
+      }
+      return;
+    }
+    FloatMagnitudes magnitudes;
+    double batch_sum = -0.0;  // stays -0 only where every input is -0
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      const float f = widen(items[j]);
+      magnitudes.note(f);
+      batch_sum += double(f);
+    }
+    const FieldSpan batch = magnitudes.span();
+    refuse = refuse || batch.highest == 0xffu || batch_sum != batch_sum;
+    all_negative_zero = all_negative_zero && __double_as_longlong(batch_sum) == (1ll << 63);
+    if (batch.lowest == ~0u) return;
+    if (batch.lowest + kFloatToDoubleField < span.lowest)
+      lower_to(batch.lowest + kFloatToDoubleField);
+    span.highest = max(span.highest, max(batch.highest, 1u) + kFloatToDoubleField);
+    constexpr int kExactFields = 53 - 24 - ceil_log2(N);
+    if (int(batch.highest) - int(batch.lowest) <= kExactFields) {
+      sum += double_in_units(batch_sum, span.lowest);
+    } else {
+#pragma unroll
+      for (int j = 0; j < N; ++j) sum += float_in_units(widen(items[j]), span.lowest);
+    }
+  }
+  template <class X>
+  __device__ __forceinline__ void add(const X& x) {
+    const X one[1] = {x};
+    add_batch(one);
+  }
+  template <int kBatch>
+  __device__ __forceinline__ void counted(int) {}
+  __device__ __forceinline__ void finish() {}
+};
+
+// Doubles: integer arithmetic on each input (a 128-bit shift and add) cost ~40 instructions a
+// double, three times what the H200 has to spare at memory speed. So each input is scaled by
+// 2^(1075 - lowest), exact, into an integer-valued double below 2^(53 + span), and split in
+// floating point at 2^40: the multiple of 2^40 above and the rest below (at most 2^39), each batch
+// summed by pairwise trees into a double of its own, exactly while the thread's span stays within
+// kThreadFields: six floating-point operations an input. Both go into the 128-bit sum every
+// kFlushItems inputs and whenever a smaller input lowers the unit.
+struct DoubleWindowThread : WindowSum {
+  static constexpr int kFlushLog2 = 12;
+  static constexpr int kFlushItems = 1 << kFlushLog2;
+  // Exact: above, kFlushItems inputs below 2^(53 + span) stay below 2^(53 + 40 - 1); below,
+  // kFlushItems rests of at most 2^39 stay below 2^53.
+  static constexpr int kThreadFields = 40 - 1 - kFlushLog2;
+  static constexpr double kSplit = 0x1.8p+91;  // 1.5 x 2^(52 + 40): rounds to multiples of 2^40
+  double above = 0.0, below = 0.0;  // integers, units 2^(span.lowest - 1075)
+  double scale = 0.0;               // 2^(1075 - span.lowest)
+  int items = 0;                    // inputs in `above` and `below`
+
+  __device__ __forceinline__ void flush() {
+    sum += double_in_units(above, 1075) + double_in_units(below, 1075);  // units of 1
+    above = below = 0.0;
+    items = 0;
+  }
+  template <int N>
+  __device__ __forceinline__ void add_batch(const double (&x)[N]) {
+    unsigned largest[N], least_less_one[N], signs[N];
+#pragma unroll
+    for (int j = 0; j < N; ++j) {  // the span from the high words (and whether the low is zero)
+      const auto bits = static_cast<unsigned long long>(__double_as_longlong(x[j]));
+      signs[j] = unsigned(bits >> 32);
+      largest[j] = signs[j] & 0x7fffffffu;
+      least_less_one[j] = ((signs[j] << 1) | unsigned(unsigned(bits) != 0u)) - 1u;  // 0 wraps
+    }
+    const unsigned least = tree(least_less_one, [](unsigned a, unsigned b) { return min(a, b); });
+    const unsigned highest = tree(largest, [](unsigned a, unsigned b) { return max(a, b); }) >> 20;
+    if (least == ~0u) {  // zeros only: -0 alone leaves the verdict as it was
+      const unsigned all = tree(signs, [](unsigned a, unsigned b) { return a & b; });
+      all_negative_zero = all_negative_zero && (all >> 31) != 0;
+      return;
+    }
+    all_negative_zero = false;
+    refuse = refuse || highest == 0x7ffu;
+    span.highest = max(span.highest, highest);
+    const unsigned lowest = max((least + 1u) >> 21, 1u);
+    if (lowest < span.lowest) {
+      flush();
+      lower_to(lowest);
+      // 2^(1075 - lowest) is a double for lowest >= 52; below (magnitudes under 2^-970), refuse
+      refuse = refuse || lowest < 52u;
+      scale = __longlong_as_double(static_cast<long long>(lowest >= 52u ? 2098u - lowest : 0u)
+                                   << 52);
+    }
+    double high[N], rest[N];
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      const double scaled = x[j] * scale;  // exact: an integer below 2^(53 + span)
+      high[j] = (scaled + kSplit) - kSplit;
+      rest[j] = scaled - high[j];
+    }
+    const auto add = [](double a, double b) { return a + b; };
+    above += tree(high, add);
+    below += tree(rest, add);
+  }
+  __device__ __forceinline__ void add(const double& x) {
+    const double one[1] = {x};
+    add_batch(one);
+    counted<1>(1);
+  }
+  template <int kBatch>
+  __device__ __forceinline__ void counted(int added) {
+    items += added;
+    if (items > kFlushItems - kBatch) flush();
+  }
+  __device__ __forceinline__ void finish() {
+    flush();
+    refuse = refuse ||
+             (span.lowest <= span.highest && int(span.highest - span.lowest) > kThreadFields);
+  }
+};
+
+template <class In>
+using WindowThread =
+    std::conditional_t<std::is_same_v<In, double>, DoubleWindowThread, FloatFamilyWindowThread>;
+
+}  // namespace gpureduce::detail::exact
