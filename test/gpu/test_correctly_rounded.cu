@@ -559,6 +559,10 @@ void blocks_far_apart() {
       << plan.rationale;
   EXPECT_EQ(plan.grid_blocks, 4);
   x.check(o, 0);
+  o.grid_blocks = 1;  // one block: the general kernel, nothing to meet in
+  ASSERT_EQ((DeviceReduce::PlanSum<In, Out>(plan, x.device.get(), n, o)), cudaSuccess);
+  EXPECT_EQ(std::strstr(plan.rationale, "the last block adds the blocks' sums"), nullptr);
+  x.check(o, 1);
   o.grid_blocks = 0;  // automatic's own grid: the small and large terms in every block
   x.check(o, 0);
 }

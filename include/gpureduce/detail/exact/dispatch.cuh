@@ -291,14 +291,16 @@ cudaError_t run_exact(const ExactCall& c, const Choice& choice) {
   cudaError_t error = cluster_window_blocks<In, Out>(c, shaped, cluster_kernel, cluster_blocks);
   if (error != cudaSuccess) return error;
   // ... and past those, up to kGridWindowMaxBytes, when nothing is exported, the window over the
-  // grid.
-  bool grid_window = shaped && !one_block && cluster_blocks == 0 && c.d_state_out == nullptr &&
-                     bytes <= kGridWindowMaxBytes<In>;
-  auto kernel = one_block            ? exact_one_block_kernel<In, Out>
-                : cluster_blocks > 0 ? cluster_kernel
-                : grid_window        ? exact_grid_window_kernel<In, Out>
-                : shaped             ? automatic_exact_kernel<In, Out>(c.num_items)
-                                     : exact_sum_kernel<Rung, BLOCK, In, Out>;
+  // grid. (A caller's one block keeps the general kernel, whose one block needs no state to meet
+  // in.)
+  const bool grid_window = shaped && !one_block && cluster_blocks == 0 &&
+                           c.d_state_out == nullptr && c.options.grid_blocks != 1 &&
+                           bytes <= kGridWindowMaxBytes<In>;
+  const auto kernel = one_block            ? exact_one_block_kernel<In, Out>
+                      : cluster_blocks > 0 ? cluster_kernel
+                      : grid_window        ? exact_grid_window_kernel<In, Out>
+                      : shaped             ? automatic_exact_kernel<In, Out>(c.num_items)
+                                           : exact_sum_kernel<Rung, BLOCK, In, Out>;
   ExactShape s;
   error = exact_shape<Rung, In>(c, choice, reinterpret_cast<const void*>(kernel), s);
   if (error != cudaSuccess) return error;
@@ -306,13 +308,13 @@ cudaError_t run_exact(const ExactCall& c, const Choice& choice) {
     s.pipeline = Pipeline::cluster;
     s.grid = s.sizing_grid = cluster_blocks;
   }
-  if (grid_window && s.grid == 1) {  // a caller's one block: nothing to meet in (launch_bounds alike)
-    grid_window = false;
-    kernel = automatic_exact_kernel<In, Out>(c.num_items);
-  }
-  if (grid_window) {  // the last block holds every block's record in registers
-    s.grid = s.grid < kGridWindowMaxBlocks ? s.grid : kGridWindowMaxBlocks;
-    s.sizing_grid = s.sizing_grid < kGridWindowMaxBlocks ? s.sizing_grid : kGridWindowMaxBlocks;
+  if (grid_window) {  // the last block holds every block's record in registers; at least two
+    // blocks, for whom exact_launches places the zeroed ticket (the blocks need not be resident)
+    const auto clamp = [](std::int64_t g) {
+      return g < 2 ? std::int64_t(2) : g < kGridWindowMaxBlocks ? g : kGridWindowMaxBlocks;
+    };
+    s.grid = clamp(s.grid);
+    s.sizing_grid = clamp(s.sizing_grid);
   }
   const ExactLaunches l = exact_launches(c.options, s);
   const std::size_t temp_bytes = temp_storage_bytes<family_of<In>>(
