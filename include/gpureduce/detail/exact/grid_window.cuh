@@ -11,8 +11,8 @@
 // block add the records into that state too: the same bits either way.
 //
 // Why: the general body's blocks each cleared, combined and sealed an exact state and added it
-// with 64-bit atomics, and the last block gathered and rounded it limb by limb: 1.5-2.3 µs more
-// than CUB's two kernels inside CUDA graphs from 64K to 10M items (docs/tuning.md, 'Grid window').
+// with 64-bit atomics, and the last block gathered and rounded it limb by limb: f64 64K-256K took
+// 4.8-4.9 µs inside CUDA graphs against CUB's 3.1-3.3 (docs/tuning.md, 'Grid window').
 #pragma once
 
 #include <cstdint>
@@ -40,7 +40,7 @@ template <class In>
 inline constexpr int kGridWindowBlocksPerSm = std::is_same_v<In, double> ? 3 : 4;
 // Where automatic takes it: at most 2 MiB of doubles, 4 MiB of the float family. Past that each
 // thread runs more batches and the window's kernel ran slower than the general body's (H200,
-// graphs: f64 1M 6.47 against 6.07 µs, f32 4M 9.27 against 6.40; docs/tuning.md, 'Grid window').
+// graphs: f64 1M 6.47 against 6.07 µs, f32 4M 7.06 against 6.44; docs/tuning.md, 'Grid window').
 template <class In>
 inline constexpr std::uint64_t kGridWindowMaxBytes =
     std::uint64_t(std::is_same_v<In, double> ? 2 : 4) << 20;
