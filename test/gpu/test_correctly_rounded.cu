@@ -523,7 +523,7 @@ TEST(CorrectlyRounded, AutomaticPlansOneClusterUpTo256KiB) {
 // small term take the general body and the last block adds the others' sums into the exact state.
 TEST(CorrectlyRounded, GridWindowEdges) {
   REQUIRE_GPU();
-  integer_window_edges<double>(18, 127 - 53 - 18);  // 2 MiB of doubles: the grid window's most
+  integer_window_edges<double>(20, 127 - 53 - 20);  // 8 MiB of doubles: the grid window's most
   const int log2_n = 20;                            // 4 MiB of floats
   const int window = 127 - 24 - log2_n;
   window_edges<float>(log2_n, window, "grid window edge", [&](int span, int small_at, bool negative) {
@@ -567,7 +567,7 @@ void blocks_far_apart() {
   x.check(o, 0);
 }
 
-// The plan past one cluster: the grid window up to 2 MiB of doubles and 4 MiB of the other inputs
+// The plan past one cluster: the grid window up to 8 MiB of doubles and 4 MiB of the other inputs
 // (its rationale), the general grid above.
 template <class T>
 void expect_grid_window_plan(std::int64_t n, bool window) {
@@ -579,11 +579,11 @@ void expect_grid_window_plan(std::int64_t n, bool window) {
   EXPECT_EQ(plan.launches, 1) << n;
 }
 
-TEST(CorrectlyRounded, AutomaticPlansGridWindowUpTo2Or4MiB) {
+TEST(CorrectlyRounded, AutomaticPlansGridWindowUpTo8MiBOfDoubles4MiBOfFloats) {
   REQUIRE_GPU();
   expect_grid_window_plan<double>(32769, true);
-  expect_grid_window_plan<double>(1 << 18, true);
-  expect_grid_window_plan<double>((1 << 18) + 1, false);
+  expect_grid_window_plan<double>(1 << 20, true);
+  expect_grid_window_plan<double>((1 << 20) + 1, false);
   expect_grid_window_plan<float>(65537, true);
   expect_grid_window_plan<float>(1 << 20, true);
   expect_grid_window_plan<float>((1 << 20) + 1, false);

@@ -3,12 +3,13 @@
 // rounding the same value built from the limbs. States: ranges of 1 to 40 limbs anywhere in the
 // family (subnormal results to overflow), limbs of every sign up to 2^62, carries left unnormalised
 // (a multiple of 2^32 moved between neighbours), values one unit either side of a tie, exact zeros,
-// and the counts' NaN and infinities.
+// and the counts' NaN and infinities. And the windows' last step, round_integer, on the device.
 #include <mpfr.h>
 
 #include <random>
 #include <vector>
 
+#include "common/integer_rounding.hpp"
 #include "common/mpfr_oracle.hpp"
 #include "gpu/common.cuh"
 #include "gpureduce/detail/exact/epilogues.cuh"
@@ -20,11 +21,32 @@ using detail::exact::DoubleFamily;
 using detail::exact::ExactState;
 using detail::exact::FloatFamily;
 
+// Copies `cases` to the device, poisons the outputs, launches `kernel` over them (`per_block`
+// cases a block of 256 threads) and copies its results into `got`.
+template <class Case, class Out>
+void run_on_device(const std::vector<Case>& cases, void (*kernel)(const Case*, Out*, int),
+                   int per_block, std::vector<Out>& got) {
+  const int count = int(cases.size());
+  DeviceBuffer<Case> d_cases(cases.size());
+  DeviceBuffer<Out> d_out(cases.size());
+  ASSERT_TRUE(d_cases.ok() && d_out.ok());
+  ASSERT_EQ(cudaMemcpy(d_cases.get(), cases.data(), cases.size() * sizeof(Case),
+                       cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemset(d_out.get(), 0x5a, cases.size() * sizeof(Out)), cudaSuccess);  // poison
+  kernel<<<(count + per_block - 1) / per_block, 256>>>(d_cases.get(), d_out.get(), count);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  got.resize(cases.size());
+  ASSERT_EQ(cudaMemcpy(got.data(), d_out.get(), got.size() * sizeof(Out), cudaMemcpyDeviceToHost),
+            cudaSuccess);
+}
+
 // A warp per state.
 template <class Family, class Out>
-__global__ void round_states(ExactState<Family>* states, Out* out, int count) {
+__global__ void round_states(const ExactState<Family>* states, Out* out, int count) {
   const int s = int(blockIdx.x) * int(blockDim.x / 32) + int(threadIdx.x / 32);
-  if (s < count) detail::exact::write_rounded_by_warp(out + s, states[s]);
+  // the rounding clobbers its state: this one is the device's copy, read by nothing else
+  if (s < count) detail::exact::write_rounded_by_warp(out + s, const_cast<ExactState<Family>&>(states[s]));
 }
 
 template <class Family>
@@ -92,18 +114,9 @@ void rounds_like_mpfr(int count) {
   std::mt19937_64 rng(20261127);
   std::vector<ExactState<Family>> states;
   for (int trial = 0; trial < count; ++trial) states.push_back(random_state<Family>(rng, trial));
-  DeviceBuffer<ExactState<Family>> d_states(states.size());
-  DeviceBuffer<Out> d_out(states.size());
-  ASSERT_TRUE(d_states.ok() && d_out.ok());
-  ASSERT_EQ(cudaMemcpy(d_states.get(), states.data(), states.size() * sizeof(states[0]),
-                       cudaMemcpyHostToDevice), cudaSuccess);
-  ASSERT_EQ(cudaMemset(d_out.get(), 0x5a, states.size() * sizeof(Out)), cudaSuccess);  // poison
-  round_states<<<(count + 7) / 8, 256>>>(d_states.get(), d_out.get(), count);
-  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
-  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  std::vector<Out> got(states.size());
-  ASSERT_EQ(cudaMemcpy(got.data(), d_out.get(), got.size() * sizeof(Out), cudaMemcpyDeviceToHost),
-            cudaSuccess);
+  std::vector<Out> got;
+  run_on_device(states, round_states<Family, Out>, 8, got);
+  if (::testing::Test::HasFatalFailure()) return;
   mpfr_t exact, term;
   mpfr_init2(exact, 32 * (Family::kLimbs + 4));
   mpfr_init2(term, 64);
@@ -122,6 +135,33 @@ void rounds_like_mpfr(int count) {
 TEST(ExactRoundingOnGpu, FloatFamilyToFloat) { REQUIRE_GPU(); rounds_like_mpfr<FloatFamily, float>(200000); }
 TEST(ExactRoundingOnGpu, FloatFamilyToDouble) { REQUIRE_GPU(); rounds_like_mpfr<FloatFamily, double>(200000); }
 TEST(ExactRoundingOnGpu, DoubleFamily) { REQUIRE_GPU(); rounds_like_mpfr<DoubleFamily, double>(200000); }
+
+template <class Out>
+__global__ void round_integer_cases(const IntegerCase* cases, Out* out, int count) {
+  const int i = int(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < count) out[i] = rounded_at_width<Out>(cases[i], i % 2 == 0 ? 64 : 128);
+}
+
+// round_integer (every window's last step) on the device against MPFR: the host test's cases
+// (common/integer_rounding.hpp), a thread each, 64- and 128-bit in turn.
+template <class Out>
+void rounds_integers_like_mpfr(int count) {
+  std::mt19937_64 rng(20261129);
+  std::vector<IntegerCase> cases;
+  for (int i = 0; i < count; ++i) cases.push_back(random_integer_case<Out>(rng, i, i % 2 == 0 ? 64 : 128));
+  std::vector<Out> got;
+  run_on_device(cases, round_integer_cases<Out>, 256, got);
+  if (::testing::Test::HasFatalFailure()) return;
+  int wrong = 0;
+  for (int i = 0; i < count && wrong < 5; ++i) {
+    const Out want = mpfr_rounded_integer<Out>(cases[i]);
+    EXPECT_TRUE(same_bits(got[i], want)) << "case " << i << ": got " << got[i] << ", MPFR " << want;
+    wrong += !same_bits(got[i], want);
+  }
+}
+
+TEST(ExactRoundingOnGpu, IntegersToFloat) { REQUIRE_GPU(); rounds_integers_like_mpfr<float>(200000); }
+TEST(ExactRoundingOnGpu, IntegersToDouble) { REQUIRE_GPU(); rounds_integers_like_mpfr<double>(200000); }
 
 }  // namespace
 }  // namespace gpureduce::testing

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/exact_inputs.hpp"
+#include "common/integer_rounding.hpp"
 #include "common/mpfr_oracle.hpp"
 #include "gpureduce/detail/exact/double_thread.hpp"
 #include "gpureduce/detail/exact/float_bins.hpp"
@@ -471,6 +472,25 @@ void check_random_states(std::uint64_t s) {
 TEST(ExactRounding, RandomFloatStates) { check_random_states<FloatFamily, float>(seed()); }
 TEST(ExactRounding, RandomFloatStatesToDouble) { check_random_states<FloatFamily, double>(seed()); }
 TEST(ExactRounding, RandomDoubleStates) { check_random_states<DoubleFamily, double>(seed()); }
+
+// round_integer, every window's last step (one block, cluster, grid), against MPFR on integers of
+// 1 to 64 and 1 to 128 bits whose results run from below the least subnormal past the largest
+// finite value, ties and one unit either side of them included.
+template <class Out>
+void rounds_integers_like_mpfr(std::uint64_t s) {
+  std::mt19937_64 rng(s);
+  for (int trial = 0; trial < 200000; ++trial) {
+    const int width = trial % 2 == 0 ? 64 : 128;
+    const IntegerCase c = random_integer_case<Out>(rng, trial, width);
+    const Out want = mpfr_rounded_integer<Out>(c);
+    const Out got = rounded_at_width<Out>(c, width);
+    ASSERT_TRUE(same_bits(got, want)) << "trial " << trial << " seed " << s << ": " << hex(got)
+                                      << " vs MPFR " << hex(want) << ", x = " << hex(c.x)
+                                      << " x 2^" << c.unit_exponent << " (" << width << " bits)";
+  }
+}
+TEST(ExactRounding, IntegersToFloatMatchMpfr) { rounds_integers_like_mpfr<float>(seed()); }
+TEST(ExactRounding, IntegersToDoubleMatchMpfr) { rounds_integers_like_mpfr<double>(seed()); }
 
 // Every float is its own correctly rounded sum, subnormals and the largest included; and a value
 // exactly between two floats rounds to the even one.

@@ -132,7 +132,7 @@ __device__ __forceinline__ bool cluster_in_window(const ExactArgs<In, Out>& args
     const ClusterSum<In> total = warp_sum(part);
     if (lane == 0) {
       if constexpr (std::is_same_v<In, double>)
-        *args.d_out = total != 0 ? round_scaled(total, int(all.lowest) - 1075)
+        *args.d_out = total != 0 ? round_integer<double>(total, int(all.lowest) - 1075)
                                  : (all_negative_zero ? -0.0 : 0.0);
       else
         *args.d_out = total != 0 ? round_integer<Out>(total, int(all.lowest) - 150)

@@ -32,7 +32,7 @@ inline constexpr const char* kClusterWindow =
     "and block 0 rounds it once, else the blocks' exact states meet in block 0's shared memory";
 inline constexpr const char* kGridWindow =
     "correctly rounded, automatic: vectorized loads, 256 threads, one block up to 16 KiB, one "
-    "cluster up to 256 KiB, then up to 2 MiB of doubles (4 MiB of the other inputs) grid = "
+    "cluster up to 256 KiB, then up to 8 MiB of doubles (4 MiB of the other inputs) grid = "
     "ceil(sqrt(bytes / 256 B)) rounded up to a power of two, capped at one wave and 1024 blocks; "
     "each block sums its inputs as one 128-bit integer where their exponents span little, and "
     "the last block adds the blocks' sums and rounds once (else blocks add exact states with "
@@ -40,7 +40,7 @@ inline constexpr const char* kGridWindow =
     "launch)";
 inline constexpr const char* kAtomic =
     "correctly rounded, automatic: vectorized loads, 256 threads, one block up to 16 KiB, one "
-    "cluster up to 256 KiB, a grid window up to 2 MiB of doubles (4 MiB of the other inputs), else "
+    "cluster up to 256 KiB, a grid window up to 8 MiB of doubles (4 MiB of the other inputs), else "
     "grid = ceil(sqrt(bytes / 256 B)) rounded up to a power of two, capped at one wave; atomic: blocks add their exact states "
     "into one with 64-bit atomics, the last rounds it (state the stream or graph keeps zero, or "
     "the caller's zeroed storage: one launch)";
@@ -109,6 +109,7 @@ struct ExactShape {
   std::size_t shared_bytes = 0;
   std::int64_t grid = 0;
   std::int64_t sizing_grid = 0;
+  bool window_ticket = false;  // the grid window's kernel: its blocks meet at a ticket on any grid
 };
 template <class Rung, class In>
 cudaError_t exact_shape(const ExactCall& c, const Choice& choice, const void* kernel,
@@ -160,13 +161,15 @@ cudaError_t exact_shape(const ExactCall& c, const Choice& choice, const void* ke
 
 // What a correctly rounded call launches, given its shape.
 struct ExactLaunches {
-  bool zeroed_state;       // atomic or last_block over several blocks: state that starts zero
+  bool zeroed_state;       // atomic or last_block over several blocks (or the grid window's
+                           // ticket): state that starts zero
   bool may_zero_per_call;  // ... and no promise that temp storage is zeroed
   bool second_kernel;      // two_kernel over several blocks
 };
 inline ExactLaunches exact_launches(const Options& o, const ExactShape& s) {
   const bool zeroed_state =
-      (s.pipeline == Pipeline::atomic || s.pipeline == Pipeline::last_block) && s.grid > 1;
+      ((s.pipeline == Pipeline::atomic || s.pipeline == Pipeline::last_block) && s.grid > 1) ||
+      s.window_ticket;
   return {zeroed_state, zeroed_state && !o.temp_storage_zeroed,
           s.pipeline == Pipeline::two_kernel && s.grid > 1};
 }
@@ -308,13 +311,13 @@ cudaError_t run_exact(const ExactCall& c, const Choice& choice) {
     s.pipeline = Pipeline::cluster;
     s.grid = s.sizing_grid = cluster_blocks;
   }
-  if (grid_window) {  // the last block holds every block's record in registers; at least two
-    // blocks, for whom exact_launches places the zeroed ticket (the blocks need not be resident)
+  if (grid_window) {  // the last block holds every block's record in registers
     const auto clamp = [](std::int64_t g) {
-      return g < 2 ? std::int64_t(2) : g < kGridWindowMaxBlocks ? g : kGridWindowMaxBlocks;
+      return g < kGridWindowMaxBlocks ? g : std::int64_t(kGridWindowMaxBlocks);
     };
     s.grid = clamp(s.grid);
     s.sizing_grid = clamp(s.sizing_grid);
+    s.window_ticket = true;
   }
   const ExactLaunches l = exact_launches(c.options, s);
   const std::size_t temp_bytes = temp_storage_bytes<family_of<In>>(

@@ -38,12 +38,12 @@ inline constexpr int kGridWindowMaxBlocks = kHeldRecords * 256;
 // µs slower from 64K to 4M), the float family 4; docs/tuning.md, 'Grid window'.
 template <class In>
 inline constexpr int kGridWindowBlocksPerSm = std::is_same_v<In, double> ? 3 : 4;
-// Where automatic takes it: at most 2 MiB of doubles, 4 MiB of the float family. Past that each
-// thread runs more batches and the window's kernel ran slower than the general body's (H200,
-// graphs: f64 1M 6.47 against 6.07 µs, f32 4M 7.06 against 6.44; docs/tuning.md, 'Grid window').
+// Where automatic takes it: at most 8 MiB of doubles, 4 MiB of the float family. Past that the
+// window's kernel ran no faster than the general body's (H200, graphs: f64 4M 9.75 against 9.80
+// µs, f32 4M 7.06 against 6.44); at 1M doubles 5.76 against 6.05 (docs/tuning.md, 'Grid window').
 template <class In>
 inline constexpr std::uint64_t kGridWindowMaxBytes =
-    std::uint64_t(std::is_same_v<In, double> ? 2 : 4) << 20;
+    std::uint64_t(std::is_same_v<In, double> ? 8 : 4) << 20;
 
 // The block's span of `span` and the OR over its threads of two flags (one barrier).
 template <int BLOCK>
@@ -88,32 +88,13 @@ __device__ __forceinline__ bool block_window_record(const ExactArgs<In, Out>& ar
   unsigned flags = 0;  // bit 0: some thread refuses; bit 1: some input is not -0
   const FieldSpan block =
       block_span_and_flags<BLOCK>(thread.span, thread.refuse, !thread.all_negative_zero, flags);
-  if ((flags & 1u) != 0 || !sums_in_128_bits<In>(block, args.num_items)) return false;
+  if ((flags & 1u) != 0 || !block.fits(~0u, int128_window_fields<In>(args.num_items))) return false;
   __int128 mine = 0;
   if (thread.span.lowest != ~0u) mine = thread.sum << (thread.span.lowest - block.lowest);
   const __int128 total = block_total<BLOCK>(mine);
   if (threadIdx.x == 0)
     records[blockIdx.x] = WindowRecord{total, block.lowest, block.highest, 1u, flags >> 1};
   return true;
-}
-
-// x 2^unit_exponent (x != 0) rounded once to nearest, ties to even, into Out.
-template <class Out>
-__device__ __forceinline__ Out round_int128(__int128 x, int unit_exponent) {
-  using Bits = typename OutFormat<Out>::Bits;
-  const bool negative = x < 0;
-  const auto magnitude = static_cast<unsigned __int128>(negative ? -x : x);
-  const auto high = static_cast<unsigned long long>(magnitude >> 64);
-  const int msb = high != 0 ? 127 - __clzll(static_cast<long long>(high))
-                            : 63 - __clzll(static_cast<long long>(magnitude));
-  const unsigned __int128 normalized = magnitude << (127 - msb);
-  Bits bits = round_magnitude<Out>(static_cast<unsigned long long>(normalized >> 64),
-                                   static_cast<unsigned long long>(normalized) != 0,
-                                   msb + unit_exponent);
-  if (negative) bits |= Bits(1) << (8 * sizeof(Bits) - 1);
-  Out out;
-  memcpy(&out, &bits, sizeof out);
-  return out;
 }
 
 // x units 2^(lowest - 1075) into `state` (shared), from any thread: its magnitude's 32-bit digits
@@ -166,16 +147,22 @@ struct HeldRecords {
 
 // Where the grid's span passes the window, or some block took the general body: every record's
 // sum into the grid's exact state (taken out of its atomics), which is then rounded as the atomic
-// pipeline's is.
+// pipeline's is. The records are read again here rather than passed in: a reference to the held
+// ones would put them in local memory on every last block's path.
 template <class Family, class In, class Out>
 __device__ __noinline__ void finish_records_in_state(const ExactArgs<In, Out>& args,
-                                                     const HeldRecords& held, unsigned any_not_negative_zero,
+                                                     const WindowRecord* records,
+                                                     unsigned any_not_negative_zero,
                                                      ExactState<Family>& total) {
   take_grid_state(args, total);
   __syncthreads();
-#pragma unroll
-  for (int k = 0; k < kHeldRecords; ++k)
-    if (held.lowest[k] != ~0u) atomic_add_units(total, held.sum[k], held.lowest[k]);
+  for (int r = int(threadIdx.x); r < int(gridDim.x); r += int(blockDim.x)) {
+    const uint4* words = reinterpret_cast<const uint4*>(records + r);
+    const uint4 a = __ldcg(words), b = __ldcg(words + 1);  // as HeldRecords reads them
+    __int128 sum;
+    memcpy(&sum, &a, sizeof a);
+    if (b.x != ~0u) atomic_add_units(total, sum, b.x);
+  }
   if (threadIdx.x == 0) {
     atomicAdd(reinterpret_cast<unsigned long long*>(&total.count[kItems]),
               static_cast<unsigned long long>(args.num_items));
@@ -198,8 +185,8 @@ __device__ __forceinline__ void finish_grid_window(const ExactArgs<In, Out>& arg
   const FieldSpan grid =
       block_span_and_flags<BLOCK>(held.span, held.general, held.not_negative_zero, any);
   if (threadIdx.x == 0) *args.ticket() = 0;
-  if ((any & 1u) != 0 || !sums_in_128_bits<In>(grid, args.num_items))
-    return finish_records_in_state(args, held, any >> 1, total);
+  if ((any & 1u) != 0 || !grid.fits(~0u, int128_window_fields<In>(args.num_items)))
+    return finish_records_in_state(args, records, any >> 1, total);
   __int128 mine = 0;
 #pragma unroll
   for (int k = 0; k < kHeldRecords; ++k)
@@ -207,7 +194,7 @@ __device__ __forceinline__ void finish_grid_window(const ExactArgs<In, Out>& arg
   const __int128 sum = block_total<BLOCK>(mine);
   if (threadIdx.x != 0) return;
   const bool negative_zero = (any & 2u) == 0;  // n > 0 here: a grid of blocks
-  *args.d_out = sum != 0 ? round_int128<Out>(sum, int(grid.lowest) - 1075)
+  *args.d_out = sum != 0 ? round_integer<Out>(sum, int(grid.lowest) - 1075)
                          : Out(negative_zero ? -0.0 : 0.0);
 }
 

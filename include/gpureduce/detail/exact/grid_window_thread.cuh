@@ -18,23 +18,12 @@ inline constexpr unsigned kFloatToDoubleField = 925;
 template <class In>
 inline constexpr int kSignificandBits = std::is_same_v<In, double> ? 53 : 24;
 
-// ceil(log2(n)) for 0 < n < 2^63.
-__device__ __forceinline__ int log2_ceil64(std::int64_t n) {
-  return n <= 1 ? 0 : 64 - __clzll(n - 1);
-}
-__host__ __device__ constexpr int ceil_log2(int n) {
-  int bits = 0;
-  while ((1 << bits) < n) ++bits;
-  return bits;
-}
-
-// Whether n inputs of In whose last places span fields [lowest, highest] sum exactly in a signed
-// 128-bit integer of units 2^(lowest - 1075): each is below 2^(significand + highest - lowest)
-// units, so n of them below 2^127 units where this holds, whatever the order.
+// How many fields above the lowest last place n inputs of In may reach for their sum to be exact
+// in a signed 128-bit integer of units 2^(lowest - 1075): each is below 2^(significand + span)
+// units, so n of them below 2^127 units, whatever the order (FieldSpan::fits).
 template <class In>
-__device__ __forceinline__ bool sums_in_128_bits(FieldSpan span, std::int64_t n) {
-  return span.lowest > span.highest ||
-         int(span.highest - span.lowest) + kSignificandBits<In> + log2_ceil64(n) <= 127;
+__device__ __forceinline__ int int128_window_fields(std::int64_t n) {
+  return 127 - kSignificandBits<In> - log2_ceil(n);
 }
 
 // A double that is a whole number of units 2^(lowest - 1075) (zero or not), as that integer.
@@ -115,7 +104,7 @@ struct FloatFamilyWindowThread : WindowSum {
     if (batch.lowest + kFloatToDoubleField < span.lowest)
       lower_to(batch.lowest + kFloatToDoubleField);
     span.highest = max(span.highest, max(batch.highest, 1u) + kFloatToDoubleField);
-    constexpr int kExactFields = 53 - 24 - ceil_log2(N);
+    constexpr int kExactFields = 53 - 24 - log2_ceil(N);
     if (int(batch.highest) - int(batch.lowest) <= kExactFields) {
       sum += double_in_units(batch_sum, span.lowest);
     } else {
@@ -139,7 +128,11 @@ struct FloatFamilyWindowThread : WindowSum {
 // floating point at 2^40: the multiple of 2^40 above and the rest below (at most 2^39), each batch
 // summed by pairwise trees into a double of its own, exactly while the thread's span stays within
 // kThreadFields: six floating-point operations an input. Both go into the 128-bit sum every
-// kFlushItems inputs and whenever a smaller input lowers the unit.
+// kFlushItems inputs. When a smaller input lowers the unit by d fields, the two doubles are
+// multiplied by 2^d (exact) and `below` is split again, a dozen instructions; the 128-bit sum
+// keeps its own unit until the next flush. (Flushing and shifting the 128-bit sum at every new
+// lowest put that work in nearly every batch of every warp, since some lane of a warp nearly
+// always meets a new least input: docs/tuning.md, 'Grid window'.)
 struct DoubleWindowThread : WindowSum {
   static constexpr int kFlushLog2 = 12;
   static constexpr int kFlushItems = 1 << kFlushLog2;
@@ -149,12 +142,30 @@ struct DoubleWindowThread : WindowSum {
   static constexpr double kSplit = 0x1.8p+91;  // 1.5 x 2^(52 + 40): rounds to multiples of 2^40
   double above = 0.0, below = 0.0;  // integers, units 2^(span.lowest - 1075)
   double scale = 0.0;               // 2^(1075 - span.lowest)
+  unsigned sum_lowest = ~0u;        // WindowSum::sum's unit until flush(): 2^(sum_lowest - 1075)
   int items = 0;                    // inputs in `above` and `below`
 
   __device__ __forceinline__ void flush() {
+    // a shift past 127 means a span past kThreadFields, which finish() refuses
+    if (sum_lowest != ~0u) sum <<= min(sum_lowest - span.lowest, 127u);
+    sum_lowest = span.lowest;
     sum += double_in_units(above, 1075) + double_in_units(below, 1075);  // units of 1
     above = below = 0.0;
     items = 0;
+  }
+  // The unit moved down to `lowest`'s, d fields: above and below times 2^d, below split again at
+  // 2^40 (below 2^(51 + d) before: exact for d <= 40, and a larger d is a span finish() refuses).
+  __device__ __forceinline__ void move_unit_down(unsigned lowest) {
+    const unsigned d = span.lowest != ~0u ? min(span.lowest - lowest, 1000u) : 0u;
+    const double times = __longlong_as_double(static_cast<long long>(1023u + d) << 52);
+    const double scaled_below = below * times;
+    const double moved = (scaled_below + kSplit) - kSplit;
+    above = above * times + moved;
+    below = scaled_below - moved;
+    span.lowest = lowest;
+    // 2^(1075 - lowest) is a double for lowest >= 52; below (magnitudes under 2^-970), refuse
+    refuse = refuse || lowest < 52u;
+    scale = __longlong_as_double(static_cast<long long>(lowest >= 52u ? 2098u - lowest : 0u) << 52);
   }
   template <int N>
   __device__ __forceinline__ void add_batch(const double (&x)[N]) {
@@ -177,14 +188,7 @@ struct DoubleWindowThread : WindowSum {
     refuse = refuse || highest == 0x7ffu;
     span.highest = max(span.highest, highest);
     const unsigned lowest = max((least + 1u) >> 21, 1u);
-    if (lowest < span.lowest) {
-      flush();
-      lower_to(lowest);
-      // 2^(1075 - lowest) is a double for lowest >= 52; below (magnitudes under 2^-970), refuse
-      refuse = refuse || lowest < 52u;
-      scale = __longlong_as_double(static_cast<long long>(lowest >= 52u ? 2098u - lowest : 0u)
-                                   << 52);
-    }
+    if (lowest < span.lowest) move_unit_down(lowest);
     double high[N], rest[N];
 #pragma unroll
     for (int j = 0; j < N; ++j) {

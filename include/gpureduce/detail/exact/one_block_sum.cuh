@@ -11,6 +11,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda/std/bit>
 
 #include <cstdint>
 #include <cstring>
@@ -29,8 +30,10 @@ namespace gpureduce::detail::exact {
 // to 256 KiB, a cluster (cluster_window.cuh).
 inline constexpr std::uint64_t kOneBlockBytes = std::uint64_t(16) << 10;
 
-// ceil(log2(n)) for 0 < n < 2^31: a sum of n terms below 2^b is below 2^(b + this).
-__device__ __forceinline__ int log2_ceil(int n) { return n <= 1 ? 0 : 32 - __clz(n - 1); }
+// ceil(log2(n)) for 0 < n < 2^63: a sum of n terms below 2^b is below 2^(b + this).
+__host__ __device__ constexpr int log2_ceil(std::int64_t n) {
+  return cuda::std::bit_width(static_cast<std::uint64_t>(n > 1 ? n - 1 : 0));  // no branch
+}
 
 // How many exponent fields below the largest the block's nonzero inputs may reach for every
 // partial sum to be exact in the accumulator: each input is an integer number of the lowest
@@ -219,44 +222,6 @@ __device__ __forceinline__ long long scaled_float(float f, unsigned lowest) {
   return (bits >> 31) != 0 ? -magnitude : magnitude;
 }
 
-// total x 2^unit_exponent (total != 0) rounded once to nearest, ties to even, into Out.
-template <class Out>
-__device__ __forceinline__ Out round_integer(long long total, int unit_exponent) {
-  using Bits = typename OutFormat<Out>::Bits;
-  const bool negative = total < 0;
-  const auto bits_of_total = static_cast<unsigned long long>(total);
-  const unsigned long long magnitude = negative ? 0ull - bits_of_total : bits_of_total;
-  const int msb = 63 - __clzll(static_cast<long long>(magnitude));
-  Bits bits = round_magnitude<Out>(magnitude << (63 - msb), false, msb + unit_exponent);
-  if (negative) bits |= Bits(1) << (8 * sizeof(Bits) - 1);
-  Out out;
-  memcpy(&out, &bits, sizeof out);
-  return out;
-}
-
-// total x 2^unit_exponent rounded once to nearest, ties to even (unit_exponent >= -1074, so a
-// result of 53 bits or fewer is exact, subnormal or not, and a longer one is normal).
-__device__ __forceinline__ double round_scaled(__int128 total, int unit_exponent) {
-  const bool negative = total < 0;
-  const auto magnitude = static_cast<unsigned __int128>(negative ? -total : total);
-  const auto high = static_cast<unsigned long long>(magnitude >> 64);
-  const auto low = static_cast<unsigned long long>(magnitude);
-  const int top = high != 0 ? 127 - __clzll(static_cast<long long>(high))
-                            : 63 - __clzll(static_cast<long long>(low));
-  double rounded;
-  if (top <= 52) {
-    rounded = ldexp(double(low), unit_exponent);
-  } else {
-    const int drop = top - 52;
-    const auto kept = static_cast<unsigned long long>(magnitude >> drop);
-    const unsigned __int128 rest = magnitude - (static_cast<unsigned __int128>(kept) << drop);
-    const unsigned __int128 half = static_cast<unsigned __int128>(1) << (drop - 1);
-    const bool up = rest > half || (rest == half && (kept & 1u) != 0);
-    rounded = ldexp(double(kept + (up ? 1u : 0u)), unit_exponent + drop);
-  }
-  return negative ? -rounded : rounded;
-}
-
 // 128-bit integers added across a warp (two 64-bit shuffles a level).
 __device__ __forceinline__ __int128 warp_sum(__int128 v) {
 #pragma unroll
@@ -376,7 +341,7 @@ __device__ __forceinline__ bool doubles_in_window(const ExactArgs<double, Out>& 
 #pragma unroll
     for (int w = 0; w < BLOCK / 32; ++w)
       total += warp_sums[w], negative_zero = negative_zero && warp_all_negative_zero[w];
-    *args.d_out = total != 0        ? round_scaled(total, int(block.lowest) - 1075)
+    *args.d_out = total != 0        ? round_integer<double>(total, int(block.lowest) - 1075)
                   : negative_zero ? -0.0
                                   : 0.0;
   }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "exact_state.hpp"
 
@@ -60,6 +61,38 @@ GPUREDUCE_HD typename OutFormat<Out>::Bits round_magnitude(std::uint64_t m, bool
           ? (std::uint64_t(e - F::kMinExponent) << (F::kPrecision - 1)) + kept
           : kept;
   return bits >= F::kInfinity ? F::kInfinity : static_cast<Bits>(bits);
+}
+
+// x * 2^unit_exponent (x != 0, a 64- or 128-bit signed integer) rounded once to nearest, ties to
+// even, into Out: the last step of every window (one block, cluster, grid), whose sum is one
+// integer. Its top 64 bits from the most significant one go to round_magnitude, the rest as
+// sticky.
+template <class Out, class Integer>
+GPUREDUCE_HD Out round_integer(Integer x, int unit_exponent) {
+  static_assert(sizeof(Integer) == 8 || sizeof(Integer) == 16, "a 64- or 128-bit integer");
+  using Bits = typename OutFormat<Out>::Bits;
+  using Unsigned = std::conditional_t<sizeof(Integer) == 16, unsigned __int128, std::uint64_t>;
+  const bool negative = x < 0;
+  const Unsigned magnitude = negative ? Unsigned(0) - Unsigned(x) : Unsigned(x);  // -2^(bits-1) too
+  int msb = 0;
+  std::uint64_t top = 0;
+  bool sticky = false;
+  if constexpr (sizeof(Integer) == 16) {
+    const auto high = static_cast<std::uint64_t>(magnitude >> 64);
+    msb = high != 0 ? 127 - leading_zeros64(high)
+                    : 63 - leading_zeros64(static_cast<std::uint64_t>(magnitude));
+    const Unsigned normalized = magnitude << (127 - msb);
+    top = static_cast<std::uint64_t>(normalized >> 64);
+    sticky = static_cast<std::uint64_t>(normalized) != 0;
+  } else {
+    msb = 63 - leading_zeros64(magnitude);
+    top = magnitude << (63 - msb);
+  }
+  Bits bits = round_magnitude<Out>(top, sticky, msb + unit_exponent);
+  if (negative) bits |= Bits(1) << (8 * sizeof(Bits) - 1);
+  Out out;
+  memcpy(&out, &bits, sizeof out);
+  return out;
 }
 
 // Rounds the value of limb[lowest .. highest] (every nonzero limb lies there, within the first N;
