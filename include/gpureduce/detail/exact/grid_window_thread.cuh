@@ -1,7 +1,8 @@
 // One thread's part of the grid window (grid_window.cuh): its inputs, batch by batch as sum_inputs
 // hands them over (kernels.cuh), summed exactly as one signed 128-bit integer in units of the last
-// place of its least nonzero input so far (the sum moved down when a smaller one comes), with the
-// span of those last places, in a double's exponent fields. The block refuses the window where a
+// place of its least nonzero input so far (the sum moved down when a smaller one comes: at once
+// for the float family, at the next flush for doubles), with the span of those last places, in a
+// double's exponent fields. The block refuses the window where a
 // thread saw an infinity or NaN or a span its sums cannot hold.
 #pragma once
 
