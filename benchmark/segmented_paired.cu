@@ -372,7 +372,7 @@ int run(int argc, char** argv) {
   // The quick rows' sweep points: one or two a class and the split class's chunk counts, with
   // offsets; fixed size, a point a class and the huge ones.
   constexpr int kQuickSweep[] = {6, 7, 8, 10, 11, 12, 13, 15, 16, 17, 18, 19, 20, 22, 24};
-  constexpr int kQuickFixed[] = {8, 10, 12, 16, 20, 24};
+  constexpr int kQuickFixed[] = {8, 10, 12, 13, 15, 16, 17, 20, 24};
   const auto in = [](const auto& list, int k) {
     return std::find(std::begin(list), std::end(list), k) != std::end(list);
   };

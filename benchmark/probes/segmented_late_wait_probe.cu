@@ -1,0 +1,135 @@
+// Can the offsets path stream as one kernel does while a check of the offsets runs beside it?
+// (2026-11-29, issue 24.) The offsets path's contract writes nothing when some end is below its
+// begin, so today a first kernel reads every offset (and files the work) before the reducing
+// kernel starts: 2^26 floats in segments of 2^12-2^15 items run 1.10-1.16x CUB where the fixed-size
+// path runs 0.96-1.01x. Here the reducing kernel reads the offsets itself and streams from its
+// first instruction; it waits for the checking kernel (griddepcontrol.wait, programmatic dependent
+// launch) only before its first output, so that the check might hide behind the loads. It did
+// not: V+S late ran no faster than V+S early, both 2-4 us over S alone (docs/tuning.md, 'Offsets
+// floor'). Contenders:
+//   S            the streaming kernel alone (a block a segment, static, next offsets prefetched)
+//   V+S early    a check kernel, then S waiting first thing (today's order)
+//   V+S late     S waiting just before its first write
+//   V+S late+T   plus a one-block tail kernel (what would zero the call's state)
+// each at every resident block (persistent) and at a block a segment, beside CUB's segmented Sum
+// and the library's offsets and fixed-size calls. Contenders alternate; median of ROUNDS. The
+// harness moved to segmented_sweep_harness.cuh after the runs (the same calls and timing; the
+// library's fixed-size call now before its offsets call).
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Ibenchmark/probes \
+//     benchmark/probes/segmented_late_wait_probe.cu build/libgpureduce.a \
+//     -o segmented_late_wait_probe
+#include "gpureduce/detail/block/vectorized.cuh"
+#include "gpureduce/detail/ops.cuh"
+#include "gpureduce/detail/readers.cuh"
+#include "segmented_sweep_harness.cuh"
+
+namespace gd = gpureduce::detail;
+
+__device__ __forceinline__ void grid_wait() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
+__device__ __forceinline__ void grid_release() {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+
+__global__ void validate_kernel(const std::int64_t* begin, const std::int64_t* end, std::int64_t n,
+                                unsigned* bad) {
+  grid_wait();  // the input's producer has finished before anything after us may read it
+  grid_release();
+  const std::int64_t s = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (__any_sync(~0u, s < n && end[s] < begin[s]) && threadIdx.x % 32 == 0) atomicOr(bad, 1u);
+}
+
+template <bool kLate>
+__global__ void __launch_bounds__(256) stream_kernel(const float* in, const std::int64_t* begin,
+                                                     const std::int64_t* end, std::int64_t n,
+                                                     float* out, const unsigned* bad) {
+  __shared__ float warp_totals[8];
+  bool ok = true, waited = false;
+  if (!kLate && bad != nullptr) {
+    grid_wait();
+    ok = *bad == 0, waited = true;
+  }
+  grid_release();
+  std::int64_t s = blockIdx.x;
+  std::int64_t next_begin = s < n ? begin[s] : 0, next_end = s < n ? end[s] : 0;
+  for (; s < n; s += gridDim.x) {
+    const std::int64_t b = next_begin, e = next_end, t = s + gridDim.x;
+    if (t < n) next_begin = begin[t], next_end = end[t];
+    const float total = gd::VectorizedRung::reduce<256, float>(
+        gd::InputReader<float, float>(in + b), e - b, 0, 1, gd::SumOp{}, warp_totals,
+        static_cast<float*>(nullptr));
+    if (!waited && bad != nullptr) {
+      grid_wait();
+      ok = *reinterpret_cast<const volatile unsigned*>(bad) == 0, waited = true;
+    }
+    if (threadIdx.x == 0 && ok) out[s] = total;
+    __syncthreads();
+  }
+}
+
+__global__ void tail_kernel(unsigned* bad) {
+  grid_wait();
+  if (threadIdx.x == 0) *bad = 0;
+}
+
+template <class... P, class... A>
+void launch(void (*k)(P...), unsigned grid, unsigned threads, A... args) {
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t c{};
+  c.gridDim = dim3(grid);
+  c.blockDim = dim3(threads);
+  c.attrs = attr;
+  c.numAttrs = 1;
+  CHECK(cudaLaunchKernelEx(&c, k, args...));
+  CHECK(cudaGetLastError());
+}
+
+// S alone, then V and S (S waiting early or late), then with T: at grid g.
+void add_probe_calls(std::vector<TimedCall>& cs, const SweepBuffers& b, std::int64_t n,
+                     unsigned g, const std::string& at, unsigned* bad) {
+  const unsigned vgrid = unsigned((n + 255) / 256);
+  const auto* none = static_cast<const unsigned*>(nullptr);
+  const auto* flag = static_cast<const unsigned*>(bad);
+  cs.push_back({"S" + at, [=] {
+                  launch(stream_kernel<true>, g, 256, b.in, b.begin, b.end, n, b.out, none);
+                }});
+  cs.push_back({"V+S early" + at, [=] {
+                  launch(validate_kernel, vgrid, 256, b.begin, b.end, n, bad);
+                  launch(stream_kernel<false>, g, 256, b.in, b.begin, b.end, n, b.out, flag);
+                }});
+  cs.push_back({"V+S late" + at, [=] {
+                  launch(validate_kernel, vgrid, 256, b.begin, b.end, n, bad);
+                  launch(stream_kernel<true>, g, 256, b.in, b.begin, b.end, n, b.out, flag);
+                }});
+  cs.push_back({"V+S late+T" + at, [=] {
+                  launch(validate_kernel, vgrid, 256, b.begin, b.end, n, bad);
+                  launch(stream_kernel<true>, g, 256, b.in, b.begin, b.end, n, b.out, flag);
+                  launch(tail_kernel, 1, 32, bad);
+                }});
+}
+
+int main(int argc, char** argv) {
+  const int rounds = argc > 1 ? std::atoi(argv[1]) : 21;
+  int sms = 0, resident = 0;
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, stream_kernel<true>, 256, 0));
+  const SweepBuffers b = sweep_buffers();
+  unsigned* bad = nullptr;
+  CHECK(cudaMalloc(&bad, sizeof(unsigned)));
+  CHECK(cudaMemset(bad, 0, sizeof(unsigned)));
+  std::printf("SMs %d, stream_kernel resident %d an SM; 2^26 floats; median us of %d rounds\n",
+              sms, resident, rounds);
+  for (int k = 12; k <= 15; ++k) {
+    const std::int64_t n = upload_uniform_offsets(b, k), size = std::int64_t(1) << k;
+    std::vector<TimedCall> cs = library_calls(b, n, size);
+    add_probe_calls(cs, b, n, unsigned(std::min<std::int64_t>(std::int64_t(resident) * sms, n)),
+                    ", resident grid", bad);
+    add_probe_calls(cs, b, n, unsigned(n), ", a block a segment", bad);
+    // The probe's own kernels agree bitwise (CUB's order aside).
+    if (!same_bits_from(cs, 3, b.out, static_cast<std::size_t>(n))) return 1;
+    time_alternating(cs, rounds);
+    print_rows(cs, k);
+  }
+  return 0;
+}
