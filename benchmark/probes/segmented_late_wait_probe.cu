@@ -72,7 +72,8 @@ __global__ void tail_kernel(unsigned* bad) {
 }
 
 template <class... P, class... A>
-void launch(void (*k)(P...), unsigned grid, unsigned threads, A... args) {
+void launch(cudaStream_t stream, void (*k)(P...), unsigned grid, unsigned threads,
+            A... args) {
   cudaLaunchAttribute attr[1];
   attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr[0].val.programmaticStreamSerializationAllowed = 1;
@@ -81,6 +82,7 @@ void launch(void (*k)(P...), unsigned grid, unsigned threads, A... args) {
   c.blockDim = dim3(threads);
   c.attrs = attr;
   c.numAttrs = 1;
+  c.stream = stream;
   CHECK(cudaLaunchKernelEx(&c, k, args...));
   CHECK(cudaGetLastError());
 }
@@ -91,21 +93,17 @@ void add_probe_calls(std::vector<TimedCall>& cs, const SweepBuffers& b, std::int
   const unsigned vgrid = unsigned((n + 255) / 256);
   const auto* none = static_cast<const unsigned*>(nullptr);
   const auto* flag = static_cast<const unsigned*>(bad);
-  cs.push_back({"S" + at, [=] {
-                  launch(stream_kernel<true>, g, 256, b.in, b.begin, b.end, n, b.out, none);
-                }});
-  cs.push_back({"V+S early" + at, [=] {
-                  launch(validate_kernel, vgrid, 256, b.begin, b.end, n, bad);
-                  launch(stream_kernel<false>, g, 256, b.in, b.begin, b.end, n, b.out, flag);
-                }});
-  cs.push_back({"V+S late" + at, [=] {
-                  launch(validate_kernel, vgrid, 256, b.begin, b.end, n, bad);
-                  launch(stream_kernel<true>, g, 256, b.in, b.begin, b.end, n, b.out, flag);
-                }});
+  const auto check = [=] { launch(b.stream, validate_kernel, vgrid, 256, b.begin, b.end, n, bad); };
+  const auto stream = [=](bool late, const unsigned* f) {
+    if (late) launch(b.stream, stream_kernel<true>, g, 256, b.in, b.begin, b.end, n, b.out, f);
+    else launch(b.stream, stream_kernel<false>, g, 256, b.in, b.begin, b.end, n, b.out, f);
+  };
+  cs.push_back({"S" + at, [=] { stream(true, none); }});
+  cs.push_back({"V+S early" + at, [=] { check(), stream(false, flag); }});
+  cs.push_back({"V+S late" + at, [=] { check(), stream(true, flag); }});
   cs.push_back({"V+S late+T" + at, [=] {
-                  launch(validate_kernel, vgrid, 256, b.begin, b.end, n, bad);
-                  launch(stream_kernel<true>, g, 256, b.in, b.begin, b.end, n, b.out, flag);
-                  launch(tail_kernel, 1, 32, bad);
+                  check(), stream(true, flag);
+                  launch(b.stream, tail_kernel, 1, 32, bad);
                 }});
 }
 
@@ -128,7 +126,7 @@ int main(int argc, char** argv) {
     add_probe_calls(cs, b, n, unsigned(n), ", a block a segment", bad);
     // The probe's own kernels agree bitwise (CUB's order aside).
     if (!same_bits_from(cs, 3, b.out, static_cast<std::size_t>(n))) return 1;
-    time_alternating(cs, rounds);
+    time_alternating(cs, rounds, b.stream);
     print_rows(cs, k);
   }
   return 0;

@@ -54,13 +54,13 @@ int main(int argc, char** argv) {
                                : grid == units / 2 ? "block two units"
                                                    : std::to_string(grid / sms) + " an SM";
       cs.push_back({"unit_kernel " + name, [=] {
-                      unit_kernel<<<unsigned(grid), 256>>>(b.in, b.out, unit, units);
+                      unit_kernel<<<unsigned(grid), 256, 0, b.stream>>>(b.in, b.out, unit, units);
                       CHECK(cudaGetLastError());
                     }});
     }
     // Every unit_kernel grid gives the same bits (the order is the unit's alone).
     if (!same_bits_from(cs, 3, b.out, static_cast<std::size_t>(units))) return 1;
-    time_alternating(cs, rounds);
+    time_alternating(cs, rounds, b.stream);
     print_rows(cs, k);
   }
   return 0;

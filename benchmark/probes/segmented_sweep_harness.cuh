@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -30,6 +31,9 @@ struct SweepBuffers {
   void* temp = nullptr;
   std::int64_t* begin = nullptr;
   std::int64_t* end = nullptr;
+  // Every call's stream: the legacy default stream, or with PROBE_STREAM=1 in the environment a
+  // created non-blocking one (does programmatic dependent launch act on the legacy stream?).
+  cudaStream_t stream = nullptr;
 };
 
 inline SweepBuffers sweep_buffers() {
@@ -41,6 +45,10 @@ inline SweepBuffers sweep_buffers() {
   CHECK(cudaMalloc(&b.end, (SweepBuffers::kTotal >> 10) * 8));
   fill<<<1024, 256>>>(b.in, SweepBuffers::kTotal, 12345u);
   CHECK(cudaGetLastError());
+  if (const char* e = std::getenv("PROBE_STREAM"); e != nullptr && e[0] == '1')
+    CHECK(cudaStreamCreateWithFlags(&b.stream, cudaStreamNonBlocking));
+  std::printf("calls on %s\n",
+              b.stream == nullptr ? "the legacy default stream" : "a created stream");
   return b;
 }
 
@@ -63,17 +71,17 @@ inline std::vector<TimedCall> library_calls(const SweepBuffers& b, std::int64_t 
   cs.push_back({"cub segmented", [=] {
                   std::size_t bytes = cub_bytes;
                   CHECK(cub::DeviceSegmentedReduce::Sum(b.temp, bytes, b.in, b.out, int(n),
-                                                        b.begin, b.end));
+                                                        b.begin, b.end, b.stream));
                 }});
   cs.push_back({"gpureduce fixed", [=] {
                   std::size_t bytes = SweepBuffers::kTempBytes;
                   CHECK(gpureduce::DeviceSegmentedReduce::FixedSizeSum(b.temp, bytes, b.in, b.out,
-                                                                      n, size));
+                                                                      n, size, b.stream));
                 }});
   cs.push_back({"gpureduce offsets", [=] {
                   std::size_t bytes = SweepBuffers::kTempBytes;
                   CHECK(gpureduce::DeviceSegmentedReduce::Sum(b.temp, bytes, b.in, b.out, n,
-                                                              b.begin, b.end));
+                                                              b.begin, b.end, b.stream));
                 }});
   return cs;
 }
@@ -85,6 +93,7 @@ inline bool same_bits_from(std::vector<TimedCall>& calls, std::size_t first, flo
   for (std::size_t c = first; c < calls.size(); ++c) {
     CHECK(cudaMemset(out, 0xff, count * sizeof(float)));
     calls[c].call();
+    CHECK(cudaDeviceSynchronize());  // the call may be on a non-blocking stream
     CHECK(cudaMemcpy(c == first ? expect.data() : got.data(), out, count * sizeof(float),
                      cudaMemcpyDeviceToHost));
     if (c > first && std::memcmp(expect.data(), got.data(), count * sizeof(float)) != 0) {
@@ -97,7 +106,7 @@ inline bool same_bits_from(std::vector<TimedCall>& calls, std::size_t first, flo
 
 // One warm-up call each, then `rounds` rounds: each call on an idle GPU between two events, the
 // calls alternated.
-inline void time_alternating(std::vector<TimedCall>& calls, int rounds) {
+inline void time_alternating(std::vector<TimedCall>& calls, int rounds, cudaStream_t stream) {
   cudaEvent_t start, stop;
   CHECK(cudaEventCreate(&start));
   CHECK(cudaEventCreate(&stop));
@@ -106,9 +115,9 @@ inline void time_alternating(std::vector<TimedCall>& calls, int rounds) {
   for (int r = 0; r < rounds; ++r)
     for (auto& c : calls) {
       CHECK(cudaDeviceSynchronize());
-      CHECK(cudaEventRecord(start));
+      CHECK(cudaEventRecord(start, stream));
       c.call();
-      CHECK(cudaEventRecord(stop));
+      CHECK(cudaEventRecord(stop, stream));
       CHECK(cudaEventSynchronize(stop));
       float ms = 0;
       CHECK(cudaEventElapsedTime(&ms, start, stop));
