@@ -11,6 +11,9 @@
 //   V+S early    a check kernel, then S waiting first thing (today's order)
 //   V+S late     S waiting just before its first write
 //   V+S late+T   plus a one-block tail kernel (what would zero the call's state)
+//   C            one cooperative launch: each block checks a slice of the offsets and counts
+//                itself, streams, and waits for every block's count before its first write
+//                (added after the first runs; with S on a cooperative launch as its control)
 // each at every resident block (persistent) and at a block a segment, beside CUB's segmented Sum
 // and the library's offsets and fixed-size calls. Contenders alternate; median of ROUNDS. The
 // harness moved to segmented_sweep_harness.cuh after the runs (the same calls and timing; the
@@ -18,6 +21,8 @@
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Ibenchmark/probes \
 //     benchmark/probes/segmented_late_wait_probe.cu build/libgpureduce.a \
 //     -o segmented_late_wait_probe
+#include <memory>
+
 #include "gpureduce/detail/block/vectorized.cuh"
 #include "gpureduce/detail/ops.cuh"
 #include "gpureduce/detail/readers.cuh"
@@ -66,22 +71,69 @@ __global__ void __launch_bounds__(256) stream_kernel(const float* in, const std:
   }
 }
 
+// One launch (C): every block checks a slice of the offsets and counts itself in words[1], streams
+// its segments, and before its first write waits (thread 0 spinning) until every block of the call
+// has counted: target = the call's number x gridDim.x (the count only grows, so nothing is reset).
+// The spin needs every block resident: a cooperative launch.
+__global__ void __launch_bounds__(256) checked_stream_kernel(const float* in,
+                                                             const std::int64_t* begin,
+                                                             const std::int64_t* end,
+                                                             std::int64_t n, float* out,
+                                                             unsigned* words, unsigned target) {
+  __shared__ float warp_totals[8];
+  __shared__ bool ok;
+  grid_wait();
+  grid_release();
+  std::int64_t s = blockIdx.x;
+  std::int64_t next_begin = s < n ? begin[s] : 0, next_end = s < n ? end[s] : 0;
+  bool bad = false;
+  for (std::int64_t c = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; c < n;
+       c += std::int64_t(gridDim.x) * blockDim.x)
+    bad = bad || end[c] < begin[c];
+  if (__syncthreads_or(bad) && threadIdx.x == 0) atomicOr(&words[0], 1u);
+  if (threadIdx.x == 0) {
+    __threadfence();
+    atomicAdd(&words[1], 1u);
+  }
+  bool waited = false;
+  for (; s < n; s += gridDim.x) {
+    const std::int64_t b = next_begin, e = next_end, t = s + gridDim.x;
+    if (t < n) next_begin = begin[t], next_end = end[t];
+    const float total = gd::VectorizedRung::reduce<256, float>(
+        gd::InputReader<float, float>(in + b), e - b, 0, 1, gd::SumOp{}, warp_totals,
+        static_cast<float*>(nullptr));
+    if (!waited) {
+      if (threadIdx.x == 0) {
+        while (*reinterpret_cast<volatile unsigned*>(&words[1]) < target) __nanosleep(64);
+        __threadfence();
+        ok = *reinterpret_cast<volatile unsigned*>(&words[0]) == 0;
+      }
+      __syncthreads();
+      waited = true;
+    }
+    if (threadIdx.x == 0 && ok) out[s] = total;
+    __syncthreads();
+  }
+}
+
 __global__ void tail_kernel(unsigned* bad) {
   grid_wait();
   if (threadIdx.x == 0) *bad = 0;
 }
 
-template <class... P, class... A>
+template <bool kCooperative = false, class... P, class... A>
 void launch(cudaStream_t stream, void (*k)(P...), unsigned grid, unsigned threads,
             A... args) {
-  cudaLaunchAttribute attr[1];
+  cudaLaunchAttribute attr[2];
   attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr[0].val.programmaticStreamSerializationAllowed = 1;
+  attr[1].id = cudaLaunchAttributeCooperative;
+  attr[1].val.cooperative = 1;
   cudaLaunchConfig_t c{};
   c.gridDim = dim3(grid);
   c.blockDim = dim3(threads);
   c.attrs = attr;
-  c.numAttrs = 1;
+  c.numAttrs = kCooperative ? 2 : 1;
   c.stream = stream;
   CHECK(cudaLaunchKernelEx(&c, k, args...));
   CHECK(cudaGetLastError());
@@ -107,6 +159,23 @@ void add_probe_calls(std::vector<TimedCall>& cs, const SweepBuffers& b, std::int
                 }});
 }
 
+// S on a cooperative launch, and C (one cooperative launch with the check), at every resident
+// block. `words`: C's bad flag and count, zero before the first call of this size.
+void add_one_launch_calls(std::vector<TimedCall>& cs, const SweepBuffers& b, std::int64_t n,
+                          unsigned g, unsigned* words) {
+  const auto* none = static_cast<const unsigned*>(nullptr);
+  auto calls = std::make_shared<unsigned>(0u);
+  cs.push_back({"S cooperative, resident grid", [=] {
+                  launch<true>(b.stream, stream_kernel<true>, g, 256, b.in, b.begin, b.end, n,
+                               b.out, none);
+                }});
+  cs.push_back({"C: one launch, checked, resident", [=] {
+                  const unsigned target = ++*calls * g;
+                  launch<true>(b.stream, checked_stream_kernel, g, 256, b.in, b.begin, b.end, n,
+                               b.out, words, target);
+                }});
+}
+
 int main(int argc, char** argv) {
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 21;
   int sms = 0, resident = 0;
@@ -116,14 +185,18 @@ int main(int argc, char** argv) {
   unsigned* bad = nullptr;
   CHECK(cudaMalloc(&bad, sizeof(unsigned)));
   CHECK(cudaMemset(bad, 0, sizeof(unsigned)));
+  unsigned* words = nullptr;
+  CHECK(cudaMalloc(&words, 2 * sizeof(unsigned)));
   std::printf("SMs %d, stream_kernel resident %d an SM; 2^26 floats; median us of %d rounds\n",
               sms, resident, rounds);
   for (int k = 12; k <= 15; ++k) {
     const std::int64_t n = upload_uniform_offsets(b, k), size = std::int64_t(1) << k;
     std::vector<TimedCall> cs = library_calls(b, n, size);
-    add_probe_calls(cs, b, n, unsigned(std::min<std::int64_t>(std::int64_t(resident) * sms, n)),
-                    ", resident grid", bad);
+    const unsigned wave = unsigned(std::min<std::int64_t>(std::int64_t(resident) * sms, n));
+    add_probe_calls(cs, b, n, wave, ", resident grid", bad);
     add_probe_calls(cs, b, n, unsigned(n), ", a block a segment", bad);
+    CHECK(cudaMemset(words, 0, 2 * sizeof(unsigned)));
+    add_one_launch_calls(cs, b, n, wave, words);
     // The probe's own kernels agree bitwise (CUB's order aside).
     if (!same_bits_from(cs, 3, b.out, static_cast<std::size_t>(n))) return 1;
     time_alternating(cs, rounds, b.stream);
