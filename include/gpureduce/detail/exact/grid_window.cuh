@@ -119,6 +119,17 @@ __device__ __forceinline__ void atomic_add_units(ExactState<Family>& state, __in
   }
 }
 
+// Record r as the last block reads it: past L1 (each block stored its own before its ticket), in
+// two 16-byte loads.
+__device__ __forceinline__ WindowRecord load_record(const WindowRecord* records, int r) {
+  const uint4* words = reinterpret_cast<const uint4*>(records + r);
+  const uint4 a = __ldcg(words), b = __ldcg(words + 1);
+  WindowRecord record;
+  memcpy(&record.sum, &a, sizeof a);
+  record.lowest = b.x, record.highest = b.y, record.window = b.z, record.not_negative_zero = b.w;
+  return record;
+}
+
 // The last block's records, held kHeldRecords a thread: the grid's span, whether any block took
 // the general body, and whether any input was not -0.
 struct HeldRecords {
@@ -133,14 +144,13 @@ struct HeldRecords {
       const int r = int(threadIdx.x) + k * int(blockDim.x);
       sum[k] = 0, lowest[k] = ~0u;
       if (r >= int(gridDim.x)) continue;
-      const uint4* words = reinterpret_cast<const uint4*>(records + r);
-      const uint4 a = __ldcg(words), b = __ldcg(words + 1);
-      memcpy(&sum[k], &a, sizeof a);
-      lowest[k] = b.x;
-      general = general || b.z == 0;
-      not_negative_zero = not_negative_zero || b.w != 0;
-      span.highest = max(span.highest, b.x != ~0u ? b.y : 0u);
-      span.lowest = min(span.lowest, b.x);
+      const WindowRecord record = load_record(records, r);
+      sum[k] = record.sum;
+      lowest[k] = record.lowest;
+      general = general || record.window == 0;
+      not_negative_zero = not_negative_zero || record.not_negative_zero != 0;
+      span.highest = max(span.highest, record.lowest != ~0u ? record.highest : 0u);
+      span.lowest = min(span.lowest, record.lowest);
     }
   }
 };
@@ -157,11 +167,8 @@ __device__ __noinline__ void finish_records_in_state(const ExactArgs<In, Out>& a
   take_grid_state(args, total);
   __syncthreads();
   for (int r = int(threadIdx.x); r < int(gridDim.x); r += int(blockDim.x)) {
-    const uint4* words = reinterpret_cast<const uint4*>(records + r);
-    const uint4 a = __ldcg(words), b = __ldcg(words + 1);  // as HeldRecords reads them
-    __int128 sum;
-    memcpy(&sum, &a, sizeof a);
-    if (b.x != ~0u) atomic_add_units(total, sum, b.x);
+    const WindowRecord record = load_record(records, r);
+    if (record.lowest != ~0u) atomic_add_units(total, record.sum, record.lowest);
   }
   if (threadIdx.x == 0) {
     atomicAdd(reinterpret_cast<unsigned long long*>(&total.count[kItems]),

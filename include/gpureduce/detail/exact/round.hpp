@@ -63,6 +63,14 @@ GPUREDUCE_HD typename OutFormat<Out>::Bits round_magnitude(std::uint64_t m, bool
   return bits >= F::kInfinity ? F::kInfinity : static_cast<Bits>(bits);
 }
 
+// Out with these bits.
+template <class Out>
+GPUREDUCE_HD Out from_bits(typename OutFormat<Out>::Bits bits) {
+  Out out;
+  memcpy(&out, &bits, sizeof(out));
+  return out;
+}
+
 // x * 2^unit_exponent (x != 0, a 64- or 128-bit signed integer) rounded once to nearest, ties to
 // even, into Out: the last step of every window (one block, cluster, grid), whose sum is one
 // integer. Its top 64 bits from the most significant one go to round_magnitude, the rest as
@@ -90,9 +98,7 @@ GPUREDUCE_HD Out round_integer(Integer x, int unit_exponent) {
   }
   Bits bits = round_magnitude<Out>(top, sticky, msb + unit_exponent);
   if (negative) bits |= Bits(1) << (8 * sizeof(Bits) - 1);
-  Out out;
-  memcpy(&out, &bits, sizeof out);
-  return out;
+  return from_bits<Out>(bits);
 }
 
 // Rounds the value of limb[lowest .. highest] (every nonzero limb lies there, within the first N;
@@ -185,13 +191,6 @@ GPUREDUCE_HD typename OutFormat<Out>::Bits zero_result(const ExactState<Family>&
   using Bits = typename OutFormat<Out>::Bits;
   const bool negative = state.count[kItems] != 0 && state.count[kNotNegativeZero] == 0;
   return negative ? Bits(1) << (sizeof(Bits) * 8 - 1) : Bits(0);
-}
-
-template <class Out>
-GPUREDUCE_HD Out from_bits(typename OutFormat<Out>::Bits bits) {
-  Out out;
-  memcpy(&out, &bits, sizeof(out));
-  return out;
 }
 
 // Limbs [lowest, highest] of the state (highest - lowest < W; none nonzero outside), rounded in a
