@@ -43,49 +43,62 @@ __global__ void validate_kernel(const std::int64_t* begin, const std::int64_t* e
   if (__any_sync(~0u, s < n && end[s] < begin[s]) && threadIdx.x % 32 == 0) atomicOr(bad, 1u);
 }
 
-template <bool kLate>
-__global__ void __launch_bounds__(256) stream_kernel(const float* in, const std::int64_t* begin,
-                                                     const std::int64_t* end, std::int64_t n,
-                                                     float* out, const unsigned* bad) {
+// Block b's segments b, b + G, ..., each reduced by the whole block, the next one's offsets loaded
+// while this one is reduced. `may_write()` (every thread calls it) is asked once, before the first
+// output: false writes nothing.
+template <class MayWrite>
+__device__ void stream_segments(const float* in, const std::int64_t* begin,
+                                const std::int64_t* end, std::int64_t n, float* out,
+                                MayWrite may_write) {
   __shared__ float warp_totals[8];
-  bool ok = true, waited = false;
-  if (!kLate && bad != nullptr) {
-    grid_wait();
-    ok = *bad == 0, waited = true;
-  }
-  grid_release();
   std::int64_t s = blockIdx.x;
   std::int64_t next_begin = s < n ? begin[s] : 0, next_end = s < n ? end[s] : 0;
+  bool asked = false, ok = true;
   for (; s < n; s += gridDim.x) {
     const std::int64_t b = next_begin, e = next_end, t = s + gridDim.x;
     if (t < n) next_begin = begin[t], next_end = end[t];
     const float total = gd::VectorizedRung::reduce<256, float>(
         gd::InputReader<float, float>(in + b), e - b, 0, 1, gd::SumOp{}, warp_totals,
         static_cast<float*>(nullptr));
-    if (!waited && bad != nullptr) {
-      grid_wait();
-      ok = *reinterpret_cast<const volatile unsigned*>(bad) == 0, waited = true;
-    }
+    if (!asked) ok = may_write(), asked = true;
     if (threadIdx.x == 0 && ok) out[s] = total;
     __syncthreads();
   }
 }
 
+// S: waits for V (if `bad`) first thing, or (kLate) just before its first write.
+template <bool kLate>
+__global__ void __launch_bounds__(256) stream_kernel(const float* in, const std::int64_t* begin,
+                                                     const std::int64_t* end, std::int64_t n,
+                                                     float* out, const unsigned* bad) {
+  bool early_ok = true;
+  if (!kLate && bad != nullptr) {
+    grid_wait();
+    early_ok = *bad == 0;
+  }
+  grid_release();
+  stream_segments(in, begin, end, n, out, [&] {
+    if (kLate && bad != nullptr) {
+      grid_wait();
+      return *reinterpret_cast<const volatile unsigned*>(bad) == 0;
+    }
+    return early_ok;
+  });
+}
+
 // One launch (C): every block checks a slice of the offsets and counts itself in words[1], streams
 // its segments, and before its first write waits (thread 0 spinning) until every block of the call
 // has counted: target = the call's number x gridDim.x (the count only grows, so nothing is reset).
-// The spin needs every block resident: a cooperative launch.
+// The spin needs every block resident: a cooperative launch. (Since the runs its first offsets
+// load after the check, not before: the loop is stream_kernel's.)
 __global__ void __launch_bounds__(256) checked_stream_kernel(const float* in,
                                                              const std::int64_t* begin,
                                                              const std::int64_t* end,
                                                              std::int64_t n, float* out,
                                                              unsigned* words, unsigned target) {
-  __shared__ float warp_totals[8];
   __shared__ bool ok;
   grid_wait();
   grid_release();
-  std::int64_t s = blockIdx.x;
-  std::int64_t next_begin = s < n ? begin[s] : 0, next_end = s < n ? end[s] : 0;
   bool bad = false;
   for (std::int64_t c = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; c < n;
        c += std::int64_t(gridDim.x) * blockDim.x)
@@ -95,25 +108,15 @@ __global__ void __launch_bounds__(256) checked_stream_kernel(const float* in,
     __threadfence();
     atomicAdd(&words[1], 1u);
   }
-  bool waited = false;
-  for (; s < n; s += gridDim.x) {
-    const std::int64_t b = next_begin, e = next_end, t = s + gridDim.x;
-    if (t < n) next_begin = begin[t], next_end = end[t];
-    const float total = gd::VectorizedRung::reduce<256, float>(
-        gd::InputReader<float, float>(in + b), e - b, 0, 1, gd::SumOp{}, warp_totals,
-        static_cast<float*>(nullptr));
-    if (!waited) {
-      if (threadIdx.x == 0) {
-        while (*reinterpret_cast<volatile unsigned*>(&words[1]) < target) __nanosleep(64);
-        __threadfence();
-        ok = *reinterpret_cast<volatile unsigned*>(&words[0]) == 0;
-      }
-      __syncthreads();
-      waited = true;
+  stream_segments(in, begin, end, n, out, [&] {
+    if (threadIdx.x == 0) {
+      while (*reinterpret_cast<volatile unsigned*>(&words[1]) < target) __nanosleep(64);
+      __threadfence();
+      ok = *reinterpret_cast<volatile unsigned*>(&words[0]) == 0;
     }
-    if (threadIdx.x == 0 && ok) out[s] = total;
     __syncthreads();
-  }
+    return ok;
+  });
 }
 
 __global__ void tail_kernel(unsigned* bad) {
