@@ -13,6 +13,7 @@
 #include "common/exact_inputs.hpp"
 #include "common/mpfr_oracle.hpp"
 #include "gpu/common.cuh"
+#include "gpureduce/detail/exact/exact_args.cuh"
 #include "gpureduce/detail/exact/exact_sum.hpp"
 
 namespace gpureduce::testing {
@@ -594,6 +595,69 @@ TEST(CorrectlyRounded, GridWindowBlocksFarApart) {
   blocks_far_apart<double, double>();
   blocks_far_apart<float, float>();
   blocks_far_apart<float, double>();
+}
+
+// The zeroed-storage promise on the grid window: one buffer zeroed once and called again and
+// again, the window's flagged records (window_records.cuh) and, for inputs that send blocks to
+// the general body, the grid's state in it. Each call gives MPFR's bits, and every byte that must
+// start zero is zero again after it.
+template <class In, class Out>
+void grid_window_keeps_storage_zero(std::int64_t n) {
+  using C = Case<In, Out, Op::sum>;
+  const std::uint64_t seed = fresh_seed();
+  ExactInputs<In> inputs(seed);
+  Options o = correctly_rounded();
+  o.temp_storage_zeroed = true;
+  LaunchPlan plan{};
+  DeviceBuffer<In> d_in(static_cast<std::size_t>(n));
+  DeviceBuffer<Out> d_out(1);
+  ASSERT_EQ((DeviceReduce::PlanSum<In, Out>(plan, d_in.get(), n, o)), cudaSuccess);
+  ASSERT_NE(std::strstr(plan.rationale, "the last block adds the blocks' sums"), nullptr)
+      << n << ": " << plan.rationale;
+  std::size_t bytes = 0;
+  ASSERT_EQ(C::run(nullptr, bytes, d_in.get(), d_out.get(), n, nullptr, o), cudaSuccess);
+  const std::size_t zeroed = detail::exact::kPartialStatesOffset;
+  ASSERT_GE(bytes, zeroed);
+  DeviceBuffer<unsigned char> temp(bytes);
+  ASSERT_EQ(cudaMemset(temp.get(), 0, bytes), cudaSuccess);
+  for (int round = 0; round < 3; ++round)
+    for (ExactShape shape : {ExactShape::everyday, ExactShape::every_scale, ExactShape::cancellation}) {
+      Exact<In, Out> x(inputs.make(shape, n), std::string(to_string(shape)) + " seed=" + std::to_string(seed));
+      x.at(0);
+      ASSERT_EQ(cudaMemset(d_out.get(), kPoisonByte, sizeof(Out)), cudaSuccess);
+      ASSERT_EQ(C::run(temp.get(), bytes, x.device.get(), d_out.get(), n, nullptr, o), cudaSuccess);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      EXPECT_TRUE(same_result(copy_to_host(d_out.get()), x.oracle))
+          << x.what << " n=" << n << " round " << round;
+      std::vector<unsigned char> state(zeroed, 1);
+      ASSERT_EQ(cudaMemcpy(state.data(), temp.get(), zeroed, cudaMemcpyDeviceToHost), cudaSuccess);
+      const auto first_nonzero = std::find_if(state.begin(), state.end(), [](unsigned char b) { return b != 0; });
+      ASSERT_EQ(first_nonzero, state.end())
+          << x.what << " n=" << n << ": byte " << (first_nonzero - state.begin()) << " of the zeroed state left nonzero";
+    }
+}
+
+TEST(CorrectlyRounded, GridWindowKeepsZeroedStorageZero) {
+  REQUIRE_GPU();
+  grid_window_keeps_storage_zero<double, double>(1 << 16);  // 2 vectors a thread by the root rule
+  grid_window_keeps_storage_zero<double, double>(1 << 20);  // the most blocks: every record slot
+  grid_window_keeps_storage_zero<float, float>(1 << 18);
+  grid_window_keeps_storage_zero<float, double>((1 << 20) - 5);
+}
+
+// automatic's grid window gives each thread one vector or at least a full batch (kVectorsInFlight,
+// 4): never the 2 or 3 the square-root rule leaves at some sizes, read one round trip at a time.
+TEST(CorrectlyRounded, GridWindowGridGivesFullBatches) {
+  REQUIRE_GPU();
+  for (std::int64_t n : {32769, 49152, 65536, 98304, 131072, 262144, 1 << 20}) {
+    DeviceBuffer<double> in(static_cast<std::size_t>(n));
+    LaunchPlan plan{};
+    ASSERT_EQ((DeviceReduce::PlanSum<double, double>(plan, in.get(), n, correctly_rounded())), cudaSuccess);
+    const std::int64_t vectors = n / 2, threads = std::int64_t(plan.grid_blocks) * plan.block_threads;
+    const std::int64_t per_thread = (vectors + threads - 1) / threads;
+    EXPECT_TRUE(per_thread == 1 || per_thread >= 4) << n << ": " << plan.grid_blocks << " blocks of "
+                                                    << plan.block_threads << ", " << per_thread << " vectors a thread";
+  }
 }
 
 TEST(CorrectlyRounded, SeededBitsForComparingGpus) {

@@ -21,13 +21,22 @@ inline constexpr int kGridStates = 8;
 template <class Family>
 inline constexpr std::size_t kGridStateStride = (sizeof(ExactState<Family>) + 127) / 128 * 128;
 inline constexpr std::size_t kGridStateOffset = kFlaggedSlotsOffset;
-inline constexpr std::size_t kPartialStatesOffset =
+// The grid window's records (grid_window.cuh): kWindowRecordSlots of kWindowRecordWords flagged
+// 64-bit words, after the grid states, zero before every call like them.
+inline constexpr int kWindowRecordSlots = 128;
+inline constexpr int kWindowRecordWords = 5;
+inline constexpr std::size_t kWindowRecordsOffset =
     align_up(kGridStateOffset + kGridStates * kGridStateStride<DoubleFamily>);
+inline constexpr std::size_t kPartialStatesOffset =
+    align_up(kWindowRecordsOffset + kWindowRecordSlots * kWindowRecordWords * 8);
 
-// Bytes that must be zero when the kernel starts: the ticket, and for `atomic` the grid's state.
+// Bytes that must be zero when the kernel starts: the ticket, for `atomic` the grid's state, and
+// for the grid window its records.
 template <class Family>
-__host__ __device__ constexpr std::size_t zeroed_state_bytes(bool grid_state) {
-  return grid_state ? kGridStateOffset + kGridStates * kGridStateStride<Family> : sizeof(ControlBlock);
+__host__ __device__ constexpr std::size_t zeroed_state_bytes(bool grid_state, bool window_records) {
+  return window_records ? kPartialStatesOffset
+         : grid_state   ? kGridStateOffset + kGridStates * kGridStateStride<Family>
+                        : sizeof(ControlBlock);
 }
 
 template <class Family>
@@ -56,6 +65,9 @@ struct ExactArgs {
   template <class Family>
   __host__ __device__ long long* grid_state(int copy) const {
     return reinterpret_cast<long long*>(temp + kGridStateOffset + copy * kGridStateStride<Family>);
+  }
+  __host__ __device__ unsigned long long* window_records() const {
+    return reinterpret_cast<unsigned long long*>(temp + kWindowRecordsOffset);
   }
   __host__ __device__ long long* partial_states() const {
     return reinterpret_cast<long long*>(work + kPartialStatesOffset);

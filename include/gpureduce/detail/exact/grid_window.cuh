@@ -21,19 +21,14 @@
 #include "epilogues.cuh"
 #include "grid_window_thread.cuh"
 #include "one_block_sum.cuh"
+#include "window_records.cuh"
 
 namespace gpureduce::detail::exact {
 
-// What a block tells the last block (in the partial states' region of temp storage).
-struct alignas(16) WindowRecord {
-  __int128 sum;                // the block's inputs, in units 2^(lowest - 1075)
-  unsigned lowest, highest;    // its span (lowest ~0u: nothing nonzero, or not a window block)
-  unsigned window;             // 1: `sum` holds the block's inputs; 0: the grid's state does
-  unsigned not_negative_zero;  // 1: some input was not -0
-};
-// The last block holds every record in registers, kHeldRecords a thread.
-inline constexpr int kHeldRecords = 4;
-inline constexpr int kGridWindowMaxBlocks = kHeldRecords * 256;
+// The last block holds every record in registers, one a thread: at most a block's threads, and
+// the record slots of the zeroed state (window_records.cuh).
+inline constexpr int kGridWindowMaxBlocks = kWindowRecordSlots;
+static_assert(kGridWindowMaxBlocks <= 256, "the last block's 256 threads hold a record each");
 // Blocks an SM: doubles 3 (80 registers; at 4, 64 registers, the kernel spilled and ran 0.1-1.3
 // µs slower from 64K to 4M), the float family 4; docs/tuning.md, 'Grid window'.
 template <class In>
@@ -83,7 +78,7 @@ __device__ __forceinline__ __int128 block_total(__int128 mine) {
 template <int BLOCK, class In, class Out>
 __device__ __forceinline__ bool block_window_record(const ExactArgs<In, Out>& args,
                                                     WindowThread<In>& thread,
-                                                    WindowRecord* records) {
+                                                    unsigned long long* records) {
   thread.finish();
   unsigned flags = 0;  // bit 0: some thread refuses; bit 1: some input is not -0
   const FieldSpan block =
@@ -93,7 +88,7 @@ __device__ __forceinline__ bool block_window_record(const ExactArgs<In, Out>& ar
   if (thread.span.lowest != ~0u) mine = thread.sum << (thread.span.lowest - block.lowest);
   const __int128 total = block_total<BLOCK>(mine);
   if (threadIdx.x == 0)
-    records[blockIdx.x] = WindowRecord{total, block.lowest, block.highest, 1u, flags >> 1};
+    publish_record(records, blockIdx.x, WindowRecord{total, block.lowest, block.highest, 1u, flags >> 1});
   return true;
 }
 
@@ -119,55 +114,42 @@ __device__ __forceinline__ void atomic_add_units(ExactState<Family>& state, __in
   }
 }
 
-// Record r as the last block reads it: past L1 (each block stored its own before its ticket), in
-// two 16-byte loads.
-__device__ __forceinline__ WindowRecord load_record(const WindowRecord* records, int r) {
-  const uint4* words = reinterpret_cast<const uint4*>(records + r);
-  const uint4 a = __ldcg(words), b = __ldcg(words + 1);
-  WindowRecord record;
-  memcpy(&record.sum, &a, sizeof a);
-  record.lowest = b.x, record.highest = b.y, record.window = b.z, record.not_negative_zero = b.w;
-  return record;
-}
-
-// The last block's records, held kHeldRecords a thread: the grid's span, whether any block took
-// the general body, and whether any input was not -0.
+// The last block's records, one a thread (thread r's is block r's): the grid's span, whether any
+// block took the general body, and whether any input was not -0.
 struct HeldRecords {
-  __int128 sum[kHeldRecords];
-  unsigned lowest[kHeldRecords];
+  __int128 sum = 0;
+  unsigned lowest = ~0u;
   FieldSpan span;
   bool general = false, not_negative_zero = false;
 
-  __device__ __forceinline__ explicit HeldRecords(const WindowRecord* records) {
-#pragma unroll
-    for (int k = 0; k < kHeldRecords; ++k) {
-      const int r = int(threadIdx.x) + k * int(blockDim.x);
-      sum[k] = 0, lowest[k] = ~0u;
-      if (r >= int(gridDim.x)) continue;
-      const WindowRecord record = load_record(records, r);
-      sum[k] = record.sum;
-      lowest[k] = record.lowest;
-      general = general || record.window == 0;
-      not_negative_zero = not_negative_zero || record.not_negative_zero != 0;
-      span.highest = max(span.highest, record.lowest != ~0u ? record.highest : 0u);
-      span.lowest = min(span.lowest, record.lowest);
-    }
+  __device__ __forceinline__ explicit HeldRecords(const unsigned long long* records) {
+    if (threadIdx.x >= gridDim.x) return;
+    const WindowRecord record = load_record(records, int(threadIdx.x));
+    sum = record.sum;
+    lowest = record.lowest;
+    general = record.window == 0;
+    not_negative_zero = record.not_negative_zero != 0;
+    span.highest = record.lowest != ~0u ? record.highest : 0u;
+    span.lowest = record.lowest;
   }
 };
 
 // Where the grid's span passes the window, or some block took the general body: every record's
 // sum into the grid's exact state (taken out of its atomics), which is then rounded as the atomic
 // pipeline's is. The records are read again here rather than passed in: a reference to the held
-// ones would put them in local memory on every last block's path.
+// ones would put them in local memory on every last block's path. The fence: a general block
+// added into the grid's state, fenced, then published its record, whose flags this block saw.
 template <class Family, class In, class Out>
 __device__ __noinline__ void finish_records_in_state(const ExactArgs<In, Out>& args,
-                                                     const WindowRecord* records,
+                                                     unsigned long long* records,
                                                      unsigned any_not_negative_zero,
                                                      ExactState<Family>& total) {
+  __threadfence();
   take_grid_state(args, total);
   __syncthreads();
-  for (int r = int(threadIdx.x); r < int(gridDim.x); r += int(blockDim.x)) {
-    const WindowRecord record = load_record(records, r);
+  if (threadIdx.x < gridDim.x) {
+    const WindowRecord record = load_record(records, int(threadIdx.x));
+    clear_record(records, int(threadIdx.x));
     if (record.lowest != ~0u) atomic_add_units(total, record.sum, record.lowest);
   }
   if (threadIdx.x == 0) {
@@ -185,7 +167,7 @@ __device__ __noinline__ void finish_records_in_state(const ExactArgs<In, Out>& a
 // finish_records_in_state. Also re-arms the ticket.
 template <int BLOCK, class Family, class In, class Out>
 __device__ __forceinline__ void finish_grid_window(const ExactArgs<In, Out>& args,
-                                                   const WindowRecord* records,
+                                                   unsigned long long* records,
                                                    ExactState<Family>& total) {
   const HeldRecords held(records);
   unsigned any = 0;  // bit 0: a block took the general body; bit 1: some input is not -0
@@ -194,11 +176,9 @@ __device__ __forceinline__ void finish_grid_window(const ExactArgs<In, Out>& arg
   if (threadIdx.x == 0) *args.ticket() = 0;
   if ((any & 1u) != 0 || !grid.fits(~0u, int128_window_fields<In>(args.num_items)))
     return finish_records_in_state(args, records, any >> 1, total);
-  __int128 mine = 0;
-#pragma unroll
-  for (int k = 0; k < kHeldRecords; ++k)
-    if (held.lowest[k] != ~0u) mine += held.sum[k] << (held.lowest[k] - grid.lowest);
-  const __int128 sum = block_total<BLOCK>(mine);
+  if (threadIdx.x < gridDim.x) clear_record(records, int(threadIdx.x));
+  const __int128 sum =
+      block_total<BLOCK>(held.lowest != ~0u ? held.sum << (held.lowest - grid.lowest) : 0);
   if (threadIdx.x != 0) return;
   const bool negative_zero = (any & 2u) == 0;  // n > 0 here: a grid of blocks
   *args.d_out = sum != 0 ? round_integer<Out>(sum, int(grid.lowest) - 1075)

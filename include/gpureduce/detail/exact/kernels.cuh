@@ -305,19 +305,25 @@ __global__ void __launch_bounds__(kAutomaticBlockThreads, kGridWindowBlocksPerSm
     exact_grid_window_kernel(ExactArgs<In, Out> args) {
   constexpr int kBlock = kAutomaticBlockThreads;
   wait_for_previous_kernel_then_release_next();
-  auto* records = reinterpret_cast<WindowRecord*>(args.partial_states());
+  unsigned long long* records = args.window_records();
   WindowThread<In> thread;
   sum_inputs<true>(args.d_in, args.num_items, std::int64_t(blockIdx.x), std::int64_t(gridDim.x),
                    thread);
   if (!block_window_record<kBlock>(args, thread, records)) {
     auto& state = exact_block_state<VectorizedRung, kBlock, In, Out, true, true>(args);
-    if (threadIdx.x < 32) add_block_into_grid(args, state, 0);  // the last block counts n
-    if (threadIdx.x == 0) records[blockIdx.x] = WindowRecord{0, ~0u, 0u, 0u, 0u};
+    if (threadIdx.x < 32) {
+      add_block_into_grid(args, state, 0);  // the last block counts n
+      __syncwarp();  // warp 0's adds, then a fence, before thread 0's record (its flags)
+      if (threadIdx.x == 0) {
+        __threadfence();
+        publish_record(records, blockIdx.x, WindowRecord{0, ~0u, 0u, 0u, 0u});
+      }
+    }
   }
   __shared__ bool last;
-  if (threadIdx.x < 32) {
-    __syncwarp();  // warp 0's adds and thread 0's record before its acq_rel ticket
-    if (threadIdx.x == 0) last = take_ticket(args.ticket()) == gridDim.x - 1;
+  if (threadIdx.x == 0) {  // relaxed: each record carries its own flags (window_records.cuh)
+    ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> ticket(*args.ticket());
+    last = ticket.fetch_add(1u, ::cuda::memory_order_relaxed) == gridDim.x - 1;
   }
   __syncthreads();
   if (!last) return;
