@@ -68,8 +68,8 @@ struct Exact {
 };
 
 std::vector<std::int64_t> boundary_sizes() {
-  // 2049 and 4097: past automatic's one block (16 KiB of doubles, of floats); 8193, 16385 and
-  // 32769: past a cluster of 16 blocks of 8 KiB and of 16 KiB (cluster_window.cuh).
+  // 2049 and 4097: past automatic's one block (16 KiB of doubles, of floats); 16385 and 32769:
+  // past one cluster (128 KiB of doubles, of floats; cluster_window.cuh), into the grid window.
   return capped({0, 1, 2, 31, 32, 33, 255, 256, 257, 1009, 2047, 2049, 4095, 4096, 4097, 8193,
                  16383, 16385, 32767, 32769, 65521, 65535, 65537, (1 << 20) - 1, (1 << 20) + 1});
 }
@@ -479,14 +479,15 @@ TEST(CorrectlyRounded, IntegerWindowEdges) {
   REQUIRE_GPU();
   integer_window_edges<float>(12, 63 - 24 - 12);    // 4096 floats: 16 KiB, one block
   integer_window_edges<float>(13, 63 - 24 - 13);    // 8192: 32 KiB, a cluster of 4 blocks of 8 KiB
-  integer_window_edges<float>(16, 63 - 24 - 16);    // 65536: 256 KiB, 16 blocks of 16 KiB
+  integer_window_edges<float>(15, 63 - 24 - 15);    // 32768: 128 KiB, 16 blocks of 8 KiB
   integer_window_edges<double>(12, 127 - 53 - 12);  // 4096 doubles: 32 KiB
-  integer_window_edges<double>(15, 127 - 53 - 15);  // 32768 doubles: 256 KiB
+  integer_window_edges<double>(14, 127 - 53 - 14);  // 16384 doubles: 128 KiB, 16 blocks
+  integer_window_edges<double>(15, 127 - 53 - 15);  // 32768 doubles: 256 KiB, the grid window
 }
 
-// The plan automatic reports from just past one block to 256 KiB: one cluster, one launch, the
-// blocks its bytes need (8 KiB each up to 128 KiB, then 16 KiB), where the device's clusters hold
-// them; past 256 KiB, the grid plan.
+// The plan automatic reports from just past one block to 128 KiB: one cluster, one launch, the
+// blocks its bytes need (8 KiB each), where the device's clusters hold them; past 128 KiB, the
+// grid plan.
 template <class T>
 void expect_cluster_plan(std::int64_t n, int blocks, bool on_sm90 = false) {
   DeviceBuffer<T> in(static_cast<std::size_t>(n));
@@ -497,7 +498,7 @@ void expect_cluster_plan(std::int64_t n, int blocks, bool on_sm90 = false) {
   if (on_sm90) EXPECT_TRUE(cluster) << n << ": a cluster of " << blocks << " fits any sm_90 GPU";
   EXPECT_EQ(std::strstr(plan.rationale, "one cluster of 2 to 16 blocks") != nullptr, cluster)
       << n << ": " << plan.rationale;
-  if (blocks == 0 || !cluster) {  // past 256 KiB, or clusters too small on this device
+  if (blocks == 0 || !cluster) {  // past 128 KiB, or clusters too small on this device
     EXPECT_FALSE(cluster && blocks == 0) << n;
     return;
   }
@@ -505,18 +506,17 @@ void expect_cluster_plan(std::int64_t n, int blocks, bool on_sm90 = false) {
   EXPECT_EQ(plan.launches, 1) << n;
 }
 
-TEST(CorrectlyRounded, AutomaticPlansOneClusterUpTo256KiB) {
+TEST(CorrectlyRounded, AutomaticPlansOneClusterUpTo128KiB) {
   REQUIRE_GPU();
   int major = 0;
   ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0), cudaSuccess);
   expect_cluster_plan<float>(4097, 3, major >= 9);
+  expect_cluster_plan<float>(16385, 9);
   expect_cluster_plan<float>(32768, 16);
-  expect_cluster_plan<float>(32769, 9);
-  expect_cluster_plan<float>(65536, 16);
-  expect_cluster_plan<float>(65537, 0);
+  expect_cluster_plan<float>(32769, 0);
   expect_cluster_plan<double>(2049, 3);
-  expect_cluster_plan<double>(32768, 16);
-  expect_cluster_plan<double>(32769, 0);
+  expect_cluster_plan<double>(16384, 16);
+  expect_cluster_plan<double>(16385, 0);
 }
 
 // The window over a grid (grid_window.cuh): 128-bit integers for both families, W = 127 - 53 -
@@ -582,9 +582,11 @@ void expect_grid_window_plan(std::int64_t n, bool window) {
 
 TEST(CorrectlyRounded, AutomaticPlansGridWindowUpTo8MiBOfDoubles4MiBOfFloats) {
   REQUIRE_GPU();
+  expect_grid_window_plan<double>(16385, true);  // past one cluster
   expect_grid_window_plan<double>(32769, true);
   expect_grid_window_plan<double>(1 << 20, true);
   expect_grid_window_plan<double>((1 << 20) + 1, false);
+  expect_grid_window_plan<float>(32769, true);
   expect_grid_window_plan<float>(65537, true);
   expect_grid_window_plan<float>(1 << 20, true);
   expect_grid_window_plan<float>((1 << 20) + 1, false);

@@ -1,5 +1,5 @@
 // The fast path of automatic's correctly rounded sums above the one-block limit, up to
-// kClusterWindowMaxBytes: one cluster of 2 to 16 blocks, each holding 8 or 16 KiB of the input in
+// kClusterWindowMaxBytes: one cluster of 2 to 16 blocks, each holding 8 KiB of the input in
 // registers. The one-block window (one_block_sum.cuh) spread over the cluster: the blocks' spans of
 // exponent fields meet through distributed shared memory, and where every nonzero input lies
 // within the window below the largest, every input is an integer number of the lowest field's
@@ -29,14 +29,13 @@ template <int BLOCK>
 constexpr std::uint64_t cluster_block_bytes(int vectors) {
   return std::uint64_t(vectors) * 16 * BLOCK;
 }
-// Two vectors a thread up to 16 blocks of them, then four; so 128 KiB or 256 KiB at 256 threads.
-template <int BLOCK>
-constexpr int cluster_window_vectors(std::uint64_t bytes) {
-  return bytes <= kClusterWindowMaxBlocks * cluster_block_bytes<BLOCK>(2) ? 2 : 4;
-}
+// Two vectors a thread, at most 16 blocks: 128 KiB at 256 threads. Past that the grid window
+// (grid_window.cuh) is faster since its records carry flags: 160-256 KiB 0.15-0.35 µs in graphs,
+// where 16 blocks of four vectors a thread ran to 256 KiB before (docs/tuning.md, 'Grid window').
+inline constexpr int kClusterWindowVectors = 2;
 template <int BLOCK>
 inline constexpr std::uint64_t kClusterWindowMaxBytes =
-    kClusterWindowMaxBlocks * cluster_block_bytes<BLOCK>(4);
+    kClusterWindowMaxBlocks * cluster_block_bytes<BLOCK>(kClusterWindowVectors);
 
 // The integer a block sums its inputs into, in units of the lowest field's last place.
 template <class In>
@@ -68,7 +67,7 @@ __device__ __forceinline__ FieldSpan cluster_span(const ClusterShared<In>& share
 
 // The fast path: true when it wrote the answer; false, for every block of the cluster alike, when
 // the inputs lie too far apart (or hold an infinity or NaN) and the general body must run. V: the
-// vectors a thread holds (cluster_window_vectors); the grid is one cluster of `blocks`, enough
+// vectors a thread holds (kClusterWindowVectors); the grid is one cluster of `blocks`, enough
 // blocks for every vector. Each block sums its inputs in units of its own lowest field, so one
 // cluster barrier suffices: block 0 moves each block's sum to the cluster's lowest field, which
 // keeps it exact where the cluster's span fits the window (a block's span is within it).

@@ -264,8 +264,7 @@ cudaError_t cluster_window_blocks(const ExactCall& c, bool shaped,
       !c.facts.thread_block_clusters)
     return cudaSuccess;
   constexpr int kBlock = kAutomaticBlockThreads;
-  const std::uint64_t per_block =
-      cluster_block_bytes<kBlock>(cluster_window_vectors<kBlock>(bytes));
+  const std::uint64_t per_block = cluster_block_bytes<kBlock>(kClusterWindowVectors);
   const std::size_t shared = exact_shared_bytes<VectorizedRung, In>(kBlock);
   const auto* launched = reinterpret_cast<const void*>(kernel);
   int most = 0;
@@ -304,9 +303,7 @@ cudaError_t run_exact(const ExactCall& c, const Choice& choice) {
   const std::uint64_t bytes = std::uint64_t(c.num_items) * sizeof(In);
   const bool one_block = shaped && c.d_state_out == nullptr && c.options.grid_blocks <= 1 &&
                          bytes <= kOneBlockBytes;
-  const auto cluster_kernel =
-      cluster_window_vectors<kAutomaticBlockThreads>(bytes) == 2 ? exact_cluster_kernel<In, Out, 2>
-                                                                 : exact_cluster_kernel<In, Out, 4>;
+  const auto cluster_kernel = exact_cluster_kernel<In, Out, kClusterWindowVectors>;
   std::int64_t cluster_blocks = 0;
   cudaError_t error = cluster_window_blocks<In, Out>(c, shaped, cluster_kernel, cluster_blocks);
   if (error != cudaSuccess) return error;
