@@ -287,7 +287,8 @@ inline std::int64_t grid_window_blocks(std::uint64_t bytes, std::int64_t grid) {
   const std::int64_t threads = grid * kAutomaticBlockThreads;
   const std::int64_t per_thread = (vectors + threads - 1) / threads;
   if (per_thread < 2 || per_thread >= VectorizedRung::kVectorsInFlight) return grid;
-  const std::int64_t batch = std::int64_t(VectorizedRung::kVectorsInFlight) * kAutomaticBlockThreads;
+  const std::int64_t batch =
+      std::int64_t(VectorizedRung::kVectorsInFlight) * kAutomaticBlockThreads;
   return (vectors + batch - 1) / batch;
 }
 

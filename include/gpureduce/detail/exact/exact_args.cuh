@@ -66,8 +66,8 @@ struct ExactArgs {
   __host__ __device__ long long* grid_state(int copy) const {
     return reinterpret_cast<long long*>(temp + kGridStateOffset + copy * kGridStateStride<Family>);
   }
-  __host__ __device__ unsigned long long* window_records() const {
-    return reinterpret_cast<unsigned long long*>(temp + kWindowRecordsOffset);
+  __host__ __device__ std::uint64_t* window_records() const {
+    return reinterpret_cast<std::uint64_t*>(temp + kWindowRecordsOffset);
   }
   __host__ __device__ long long* partial_states() const {
     return reinterpret_cast<long long*>(work + kPartialStatesOffset);

@@ -78,7 +78,7 @@ __device__ __forceinline__ __int128 block_total(__int128 mine) {
 template <int BLOCK, class In, class Out>
 __device__ __forceinline__ bool block_window_record(const ExactArgs<In, Out>& args,
                                                     WindowThread<In>& thread,
-                                                    unsigned long long* records) {
+                                                    std::uint64_t* records) {
   thread.finish();
   unsigned flags = 0;  // bit 0: some thread refuses; bit 1: some input is not -0
   const FieldSpan block =
@@ -88,7 +88,8 @@ __device__ __forceinline__ bool block_window_record(const ExactArgs<In, Out>& ar
   if (thread.span.lowest != ~0u) mine = thread.sum << (thread.span.lowest - block.lowest);
   const __int128 total = block_total<BLOCK>(mine);
   if (threadIdx.x == 0)
-    publish_record(records, blockIdx.x, WindowRecord{total, block.lowest, block.highest, 1u, flags >> 1});
+    publish_record(records, blockIdx.x,
+                   WindowRecord{total, block.lowest, block.highest, 1u, flags >> 1});
   return true;
 }
 
@@ -122,7 +123,7 @@ struct HeldRecords {
   FieldSpan span;
   bool general = false, not_negative_zero = false;
 
-  __device__ __forceinline__ explicit HeldRecords(const unsigned long long* records) {
+  __device__ __forceinline__ explicit HeldRecords(const std::uint64_t* records) {
     if (threadIdx.x >= gridDim.x) return;
     const WindowRecord record = load_record(records, int(threadIdx.x));
     sum = record.sum;
@@ -141,7 +142,7 @@ struct HeldRecords {
 // added into the grid's state, fenced, then published its record, whose flags this block saw.
 template <class Family, class In, class Out>
 __device__ __noinline__ void finish_records_in_state(const ExactArgs<In, Out>& args,
-                                                     unsigned long long* records,
+                                                     std::uint64_t* records,
                                                      unsigned any_not_negative_zero,
                                                      ExactState<Family>& total) {
   __threadfence();
@@ -167,7 +168,7 @@ __device__ __noinline__ void finish_records_in_state(const ExactArgs<In, Out>& a
 // finish_records_in_state. Also re-arms the ticket.
 template <int BLOCK, class Family, class In, class Out>
 __device__ __forceinline__ void finish_grid_window(const ExactArgs<In, Out>& args,
-                                                   unsigned long long* records,
+                                                   std::uint64_t* records,
                                                    ExactState<Family>& total) {
   const HeldRecords held(records);
   unsigned any = 0;  // bit 0: a block took the general body; bit 1: some input is not -0

@@ -305,7 +305,7 @@ __global__ void __launch_bounds__(kAutomaticBlockThreads, kGridWindowBlocksPerSm
     exact_grid_window_kernel(ExactArgs<In, Out> args) {
   constexpr int kBlock = kAutomaticBlockThreads;
   wait_for_previous_kernel_then_release_next();
-  unsigned long long* records = args.window_records();
+  std::uint64_t* records = args.window_records();
   WindowThread<In> thread;
   sum_inputs<true>(args.d_in, args.num_items, std::int64_t(blockIdx.x), std::int64_t(gridDim.x),
                    thread);

@@ -29,22 +29,21 @@ struct WindowRecord {
 // The span's fields are exponent fields (at most 0x7ff), so a span and the two flags fit one
 // word: lowest in bits 0-11 (0xfff: none), highest in 12-23, window 24, not_negative_zero 25.
 inline constexpr unsigned kNoField = 0xfffu;
-__device__ __forceinline__ void publish_record(unsigned long long* slots, unsigned index,
+__device__ __forceinline__ void publish_record(std::uint64_t* slots, unsigned index,
                                                const WindowRecord& record) {
   std::uint32_t words[kWindowRecordWords];
   memcpy(words, &record.sum, sizeof record.sum);
   words[4] = (record.lowest == ~0u ? kNoField : record.lowest) | (record.highest << 12) |
              (record.window << 24) | (record.not_negative_zero << 25);
-  std::uint64_t* slot = reinterpret_cast<std::uint64_t*>(slots) + std::size_t(index) * kWindowRecordWords;
+  std::uint64_t* slot = slots + std::size_t(index) * kWindowRecordWords;
 #pragma unroll
   for (int j = 0; j < kWindowRecordWords; ++j) store_word_relaxed(slot + j, kSlotWritten | words[j]);
 }
 
 // Record r, waiting for its flags: every missing word re-polled together, one round trip each
 // time (flagged_slots.cuh says why).
-__device__ __forceinline__ WindowRecord load_record(const unsigned long long* slots, int r) {
-  const std::uint64_t* slot =
-      reinterpret_cast<const std::uint64_t*>(slots) + std::size_t(r) * kWindowRecordWords;
+__device__ __forceinline__ WindowRecord load_record(const std::uint64_t* slots, int r) {
+  const std::uint64_t* slot = slots + std::size_t(r) * kWindowRecordWords;
   std::uint64_t words[kWindowRecordWords];
 #pragma unroll
   for (int j = 0; j < kWindowRecordWords; ++j) words[j] = load_word_relaxed(slot + j);
@@ -72,8 +71,8 @@ __device__ __forceinline__ WindowRecord load_record(const unsigned long long* sl
 
 // Slot r zero again, by the thread that read it (the kernel boundary orders this before the next
 // call's stores).
-__device__ __forceinline__ void clear_record(unsigned long long* slots, int r) {
-  unsigned long long* slot = slots + std::size_t(r) * kWindowRecordWords;
+__device__ __forceinline__ void clear_record(std::uint64_t* slots, int r) {
+  std::uint64_t* slot = slots + std::size_t(r) * kWindowRecordWords;
 #pragma unroll
   for (int j = 0; j < kWindowRecordWords; ++j) slot[j] = 0;
 }
