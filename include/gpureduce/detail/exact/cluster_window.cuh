@@ -66,12 +66,12 @@ __device__ __forceinline__ FieldSpan cluster_span(const ClusterShared<In>& share
 }
 
 // The fast path: true when it wrote the answer; false, for every block of the cluster alike, when
-// the inputs lie too far apart (or hold an infinity or NaN) and the general body must run. V: the
-// vectors a thread holds (kClusterWindowVectors); the grid is one cluster of `blocks`, enough
-// blocks for every vector. Each block sums its inputs in units of its own lowest field, so one
+// the inputs lie too far apart (or hold an infinity or NaN) and the general body must run. Each
+// thread holds kClusterWindowVectors vectors; the grid is one cluster of `blocks`, enough blocks
+// for every vector. Each block sums its inputs in units of its own lowest field, so one
 // cluster barrier suffices: block 0 moves each block's sum to the cluster's lowest field, which
 // keeps it exact where the cluster's span fits the window (a block's span is within it).
-template <int BLOCK, int V, class In, class Out>
+template <int BLOCK, class In, class Out>
 __device__ __forceinline__ bool cluster_in_window(const ExactArgs<In, Out>& args) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
   __trap();  // no clusters below sm_90; dispatch never selects this kernel there
@@ -89,7 +89,8 @@ __device__ __forceinline__ bool cluster_in_window(const ExactArgs<In, Out>& args
   // block's arrival, waited on just before the writes, by when every block has long arrived.
   __cluster_barrier_arrive_relaxed();
   wait_for_previous_kernel_then_release_next();
-  const OwnInputs<In, BLOCK, V> inputs(args.d_in, n, rank * BLOCK, blocks * BLOCK);
+  const OwnInputs<In, BLOCK, kClusterWindowVectors> inputs(args.d_in, n, rank * BLOCK,
+                                                          blocks * BLOCK);
   bool negative_zero = true;
   FieldSpan span = thread_span<In>(inputs, negative_zero);
   span.reduce_warp();

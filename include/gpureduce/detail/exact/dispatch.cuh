@@ -304,7 +304,7 @@ cudaError_t run_exact(const ExactCall& c, const Choice& choice) {
   const std::uint64_t bytes = std::uint64_t(c.num_items) * sizeof(In);
   const bool one_block = shaped && c.d_state_out == nullptr && c.options.grid_blocks <= 1 &&
                          bytes <= kOneBlockBytes;
-  const auto cluster_kernel = exact_cluster_kernel<In, Out, kClusterWindowVectors>;
+  const auto cluster_kernel = exact_cluster_kernel<In, Out>;
   std::int64_t cluster_blocks = 0;
   cudaError_t error = cluster_window_blocks<In, Out>(c, shaped, cluster_kernel, cluster_blocks);
   if (error != cudaSuccess) return error;

@@ -290,10 +290,10 @@ __global__ void __launch_bounds__(kAutomaticBlockThreads)
 // automatic's cluster kernel (above the one-block limit, at most kClusterWindowMaxBytes, nothing
 // exported; the grid one cluster, args.pipeline cluster): the window across the cluster
 // (cluster_window.cuh), else the general body, whose blocks meet in block 0's shared memory.
-template <class In, class Out, int V>
+template <class In, class Out>
 __global__ void __launch_bounds__(kAutomaticBlockThreads, 1)
     exact_cluster_kernel(ExactArgs<In, Out> args) {
-  if (cluster_in_window<kAutomaticBlockThreads, V>(args)) return;
+  if (cluster_in_window<kAutomaticBlockThreads>(args)) return;
   exact_sum_block<VectorizedRung, kAutomaticBlockThreads, In, Out, false, false>(args);
 }
 

@@ -26,9 +26,13 @@ struct WindowRecord {
   unsigned not_negative_zero;  // 1: some input was not -0
 };
 
-// The span's fields are exponent fields (at most 0x7ff), so a span and the two flags fit one
-// word: lowest in bits 0-11 (0xfff: none), highest in 12-23, window 24, not_negative_zero 25.
+// A record travels as kWindowRecordWords flagged words: the sum's four 32-bit words, then the
+// span and the two flags in one (exponent fields are at most 0x7ff): lowest in bits 0-11 (0xfff:
+// none), highest in 12-23, window 24, not_negative_zero 25. The wait is flagged_slots.cuh's
+// poll_until_flagged; the stores are publish_flagged's, written out here because calling it
+// through a struct changed this kernel's code (its PTX), which was measured as it is.
 inline constexpr unsigned kNoField = 0xfffu;
+
 __device__ __forceinline__ void publish_record(std::uint64_t* slots, unsigned index,
                                                const WindowRecord& record) {
   std::uint32_t words[kWindowRecordWords];
@@ -40,22 +44,14 @@ __device__ __forceinline__ void publish_record(std::uint64_t* slots, unsigned in
   for (int j = 0; j < kWindowRecordWords; ++j) store_word_relaxed(slot + j, kSlotWritten | words[j]);
 }
 
-// Record r, waiting for its flags: every missing word re-polled together, one round trip each
-// time (flagged_slots.cuh says why).
+// Record r, once its flags show (every word's load in flight before any is checked); the slot is
+// left for clear_record.
 __device__ __forceinline__ WindowRecord load_record(const std::uint64_t* slots, int r) {
   const std::uint64_t* slot = slots + std::size_t(r) * kWindowRecordWords;
   std::uint64_t words[kWindowRecordWords];
 #pragma unroll
   for (int j = 0; j < kWindowRecordWords; ++j) words[j] = load_word_relaxed(slot + j);
-  for (;;) {
-    bool missing = false;
-#pragma unroll
-    for (int j = 0; j < kWindowRecordWords; ++j) missing |= (words[j] & kSlotWritten) == 0;
-    if (!missing) break;
-#pragma unroll
-    for (int j = 0; j < kWindowRecordWords; ++j)
-      if ((words[j] & kSlotWritten) == 0) words[j] = load_word_relaxed(slot + j);
-  }
+  poll_until_flagged(slot, words);
   std::uint32_t low[4];
 #pragma unroll
   for (int j = 0; j < 4; ++j) low[j] = std::uint32_t(words[j]);

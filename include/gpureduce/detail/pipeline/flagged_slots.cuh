@@ -69,6 +69,28 @@ __device__ __forceinline__ void publish_flagged(std::uint64_t* slots, unsigned i
   for (int j = 0; j < kWordsPerSlot<Accum>; ++j) store_word_relaxed(slot + j, kSlotWritten | halves[j]);
 }
 
+template <int kWords>
+__device__ __forceinline__ bool any_word_missing(const std::uint64_t (&words)[kWords]) {
+  bool missing = false;
+#pragma unroll
+  for (int j = 0; j < kWords; ++j) missing |= (words[j] & kSlotWritten) == 0;
+  return missing;
+}
+
+// A slot of several words, each loaded once already: every missing word re-loaded together until
+// every flag shows, one round trip per re-poll (waiting on the first word and only then on the
+// second let a stale load of the second cost a round trip of its own). Shared with the exact
+// grid window's records (exact/window_records.cuh).
+template <int kWords>
+__device__ __forceinline__ void poll_until_flagged(const std::uint64_t* slot,
+                                                   std::uint64_t (&words)[kWords]) {
+  while (any_word_missing(words)) {
+#pragma unroll
+    for (int j = 0; j < kWords; ++j)
+      if ((words[j] & kSlotWritten) == 0) words[j] = load_word_relaxed(slot + j);
+  }
+}
+
 // Reads partial i for the last block's fold (fold_partials), waiting for its flag: the same
 // values in the same order as PartialsReader would give, so the same bits. Then it clears the
 // slot, which re-arms it for the next call: a fold reads each partial exactly once (rung_base.cuh,
@@ -77,24 +99,15 @@ __device__ __forceinline__ void publish_flagged(std::uint64_t* slots, unsigned i
 // barrier; the separate pass after the fold that this replaces needed one.
 //
 // A partial of 8 bytes or more is several words, stored one after the other, so a load can find
-// the first word there and a later one not yet. Every missing word is re-loaded together, one round trip per
-// re-poll: waiting on the first word and only then on the second let a stale load of the second
-// cost a round trip of its own. One word keeps the loop it had: the 4-byte kernels' code stays
-// what was measured, since the shape of a spin loop alone has cost 0.1-0.3 us (docs/tuning.md,
-// 'Flagged slots').
+// the first word there and a later one not yet: poll_until_flagged. One word keeps the loop it
+// had: the 4-byte kernels' code stays what was measured, since the shape of a spin loop alone has
+// cost 0.1-0.3 us (docs/tuning.md, 'Flagged slots').
 template <class Accum>
 struct FlaggedPartialsReader {
   using value_type = Accum;
   static constexpr bool kContiguousInput = false;
   static constexpr int kWords = kWordsPerSlot<Accum>;
   std::uint64_t* slots;
-
-  __device__ __forceinline__ static bool any_missing(const std::uint64_t (&words)[kWords]) {
-    bool missing = false;
-#pragma unroll
-    for (int j = 0; j < kWords; ++j) missing |= (words[j] & kSlotWritten) == 0;
-    return missing;
-  }
 
   __device__ __forceinline__ Accum operator()(std::int64_t i) const {
     std::uint64_t* slot = slots + i * kWords;
@@ -109,11 +122,7 @@ struct FlaggedPartialsReader {
       halves[0] = std::uint32_t(words[0]);
       slot[0] = 0;
     } else {
-      while (any_missing(words)) {
-#pragma unroll
-        for (int j = 0; j < kWords; ++j)
-          if ((words[j] & kSlotWritten) == 0) words[j] = load_word_relaxed(slot + j);
-      }
+      poll_until_flagged(slot, words);
 #pragma unroll
       for (int j = 0; j < kWords; ++j) {
         halves[j] = std::uint32_t(words[j]);
