@@ -276,23 +276,46 @@ TEST(CorrectlyRounded, BadInputIsRefusedAndNothingWritten) {
 
 // x[0, n) through the exported state (exact_state_sum: what gpureduce::nccl adds across ranks),
 // rounded by round_exact_state; temp storage and output poisoned first, as run_gpureduce does.
-::testing::AssertionResult run_exported_state(const double* d_in, std::int64_t n, double& result) {
+template <class In, class Out>
+::testing::AssertionResult run_exported_state(const In* d_in, std::int64_t n, Out& result) {
   using namespace detail::exact;
   std::size_t bytes = 0;
-  cudaError_t e = exact_state_sum<double, double>(nullptr, &bytes, nullptr, nullptr, n, nullptr, Options{});
+  cudaError_t e = exact_state_sum<In, Out>(nullptr, &bytes, nullptr, nullptr, n, nullptr, Options{});
   DeviceBuffer<unsigned char> temp(bytes);
-  DeviceBuffer<long long> state(std::size_t(exact_state_words<double, double>()));
-  DeviceBuffer<double> out(1);
+  DeviceBuffer<long long> state(std::size_t(exact_state_words<In, Out>()));
+  DeviceBuffer<Out> out(1);
   if (e == cudaSuccess) e = cudaMemset(temp.get(), kPoisonByte, bytes);
-  if (e == cudaSuccess) e = cudaMemset(out.get(), kPoisonByte, sizeof(double));
+  if (e == cudaSuccess) e = cudaMemset(out.get(), kPoisonByte, sizeof(Out));
   if (e == cudaSuccess)
-    e = exact_state_sum<double, double>(temp.get(), &bytes, d_in, state.get(), n, nullptr, Options{});
-  if (e == cudaSuccess) e = round_exact_state<double, double>(state.get(), out.get(), nullptr);
+    e = exact_state_sum<In, Out>(temp.get(), &bytes, d_in, state.get(), n, nullptr, Options{});
+  if (e == cudaSuccess) e = round_exact_state<In, Out>(state.get(), out.get(), nullptr);
   if (e == cudaSuccess) e = cudaDeviceSynchronize();
   if (e != cudaSuccess)
     return ::testing::AssertionFailure() << cudaGetErrorString(e) << " / " << last_error_message();
   result = copy_to_host(out.get());
   return ::testing::AssertionSuccess();
+}
+
+// The exported state's size query (d_state null, as gpureduce::nccl asks it) sizes the storage
+// of the exported call itself, at every plan a plain sum of that size would take (one block, a
+// cluster, the grid window, the deep window, the general grid): the plain sum's windows export
+// nothing, so the exported call runs the general kernel, on a grid of its own.
+template <class In, class Out>
+void exported_state_fits_its_query() {
+  const std::uint64_t seed = fresh_seed();
+  ExactInputs<In> inputs(seed);
+  for (std::int64_t n : capped({1000, 16385, 65537, (1 << 18) + 1, (1 << 20) + 7, (1 << 22) + 3})) {
+    Exact<In, Out> x(inputs.make(ExactShape::everyday, n), "everyday seed=" + std::to_string(seed));
+    Out got{};
+    ASSERT_TRUE(run_exported_state(x.at(0), n, got)) << x.what << " n=" << n;
+    EXPECT_TRUE(same_bits(got, x.oracle)) << x.what << " n=" << n << ": " << show(got) << " vs MPFR " << show(x.oracle);
+  }
+}
+
+TEST(CorrectlyRounded, ExportedStateQueryFitsItsCall) {
+  REQUIRE_GPU();
+  exported_state_fits_its_query<double, double>();
+  exported_state_fits_its_query<float, float>();
 }
 
 // automatic's grid state (the atomic pipeline) for doubles, one call after another on one stream:
@@ -522,16 +545,29 @@ TEST(CorrectlyRounded, AutomaticPlansOneClusterUpTo128KiB) {
 // The window over a grid (grid_window.cuh): 128-bit integers for both families, W = 127 - 53 -
 // log2 n for doubles, 127 - 24 - log2 n for the float family. At W + 1 the blocks that hold the
 // small term take the general body and the last block adds the others' sums into the exact state.
+// 2 MiB: the square-root grid's last size; 4-16 MiB: the deep window.
+template <class In>
+void grid_window_edges(int log2_n) {
+  if constexpr (std::is_same_v<In, double>) {
+    integer_window_edges<double>(log2_n, 127 - 53 - log2_n);
+  } else {
+    const int window = 127 - 24 - log2_n;
+    window_edges<float>(log2_n, window, "grid window edge", [&](int span, int small_at, bool negative) {
+      const double units = std::ldexp(((1 << log2_n) - 1) * (std::ldexp(1.0, 24) - 1), span);
+      EXPECT_EQ(units >= std::ldexp(1.0, 127), span > window) << "span " << span;
+      return filling_64_bits(log2_n, span, small_at, negative, 230);  // terms near 2^104
+    });
+  }
+}
+
 TEST(CorrectlyRounded, GridWindowEdges) {
   REQUIRE_GPU();
-  integer_window_edges<double>(20, 127 - 53 - 20);  // 8 MiB of doubles: the grid window's most
-  const int log2_n = 20;                            // 4 MiB of floats
-  const int window = 127 - 24 - log2_n;
-  window_edges<float>(log2_n, window, "grid window edge", [&](int span, int small_at, bool negative) {
-    const double units = std::ldexp(((1 << log2_n) - 1) * (std::ldexp(1.0, 24) - 1), span);
-    EXPECT_EQ(units >= std::ldexp(1.0, 127), span > window) << "span " << span;
-    return filling_64_bits(log2_n, span, small_at, negative, 230);  // terms near 2^104
-  });
+  grid_window_edges<double>(18);  // 2 MiB of doubles
+  grid_window_edges<double>(20);  // 8 MiB
+  grid_window_edges<double>(21);  // 16 MiB
+  grid_window_edges<float>(19);   // 2 MiB of floats
+  grid_window_edges<float>(20);   // 4 MiB
+  grid_window_edges<float>(21);   // 8 MiB
 }
 
 // Blocks whose own inputs lie close but far from the other blocks': every block's record holds
@@ -568,28 +604,60 @@ void blocks_far_apart() {
   x.check(o, 0);
 }
 
-// The plan past one cluster: the grid window up to 8 MiB of doubles and 4 MiB of the other inputs
-// (its rationale), the general grid above.
+// The plan past one cluster: the grid window up to 40 MiB of doubles, 16 MiB of floats and 4 MiB
+// of halves (its rationale: the last block adds the blocks' sums), the general grid above.
 template <class T>
-void expect_grid_window_plan(std::int64_t n, bool window) {
+LaunchPlan expect_grid_window_plan(std::int64_t n, bool window, Options o = correctly_rounded()) {
+  using Out = std::conditional_t<std::is_same_v<T, __half>, float, T>;  // half -> float
   DeviceBuffer<T> in(static_cast<std::size_t>(n));
   LaunchPlan plan{};
-  ASSERT_EQ((DeviceReduce::PlanSum<T, T>(plan, in.get(), n, correctly_rounded())), cudaSuccess);
+  EXPECT_EQ((DeviceReduce::PlanSum<T, Out>(plan, in.get(), n, o)), cudaSuccess);
   EXPECT_EQ(std::strstr(plan.rationale, "the last block adds the blocks' sums") != nullptr, window)
       << n << ": " << plan.rationale;
   EXPECT_EQ(plan.launches, 1) << n;
+  return plan;
 }
 
-TEST(CorrectlyRounded, AutomaticPlansGridWindowUpTo8MiBOfDoubles4MiBOfFloats) {
+TEST(CorrectlyRounded, AutomaticPlansGridWindowUpTo40MiBOfDoubles16MiBOfFloats) {
   REQUIRE_GPU();
   expect_grid_window_plan<double>(16385, true);  // past one cluster
   expect_grid_window_plan<double>(32769, true);
   expect_grid_window_plan<double>(1 << 20, true);
-  expect_grid_window_plan<double>((1 << 20) + 1, false);
+  expect_grid_window_plan<double>(5 << 20, true);  // 40 MiB
+  expect_grid_window_plan<double>((5 << 20) + 1, false);
   expect_grid_window_plan<float>(32769, true);
   expect_grid_window_plan<float>(65537, true);
-  expect_grid_window_plan<float>(1 << 20, true);
-  expect_grid_window_plan<float>((1 << 20) + 1, false);
+  expect_grid_window_plan<float>(1 << 22, true);  // 16 MiB
+  expect_grid_window_plan<float>((1 << 22) + 1, false);
+  expect_grid_window_plan<__half>(1 << 21, true);  // 4 MiB
+  expect_grid_window_plan<__half>((1 << 21) + 1, false);
+}
+
+// Past 2 MiB of doubles or floats, automatic's own grid is the deep window's: a block on each SM,
+// at most 128 (the record slots). Halves keep the square-root grid, as does a caller's grid.
+template <class T>
+void expect_deep_window_plan(std::int64_t n, bool deep, Options o = correctly_rounded()) {
+  const LaunchPlan plan = expect_grid_window_plan<T>(n, true, o);
+  EXPECT_EQ(std::strstr(plan.rationale, "a block of 256 threads on each SM") != nullptr, deep)
+      << n << ": " << plan.rationale;
+  int sms = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+  if (deep) EXPECT_EQ(plan.grid_blocks, std::min(sms, 128)) << n;
+  else if (o.grid_blocks > 0) EXPECT_EQ(plan.grid_blocks, o.grid_blocks) << n;
+}
+
+TEST(CorrectlyRounded, AutomaticPlansDeepWindowPast2MiB) {
+  REQUIRE_GPU();
+  expect_deep_window_plan<double>(1 << 18, false);  // 2 MiB
+  expect_deep_window_plan<double>((1 << 18) + 1, true);
+  expect_deep_window_plan<double>(5 << 20, true);
+  expect_deep_window_plan<float>(1 << 19, false);
+  expect_deep_window_plan<float>((1 << 19) + 1, true);
+  expect_deep_window_plan<float>(1 << 22, true);
+  expect_deep_window_plan<__half>(1 << 21, false);
+  Options caller = correctly_rounded();
+  caller.grid_blocks = 64;
+  expect_deep_window_plan<double>(1 << 20, false, caller);
 }
 
 TEST(CorrectlyRounded, GridWindowBlocksFarApart) {
@@ -642,9 +710,11 @@ void grid_window_keeps_storage_zero(std::int64_t n) {
 TEST(CorrectlyRounded, GridWindowKeepsZeroedStorageZero) {
   REQUIRE_GPU();
   grid_window_keeps_storage_zero<double, double>(1 << 16);  // 2 vectors a thread by the root rule
-  grid_window_keeps_storage_zero<double, double>(1 << 20);  // the most blocks: every record slot
+  grid_window_keeps_storage_zero<double, double>(1 << 18);  // the most blocks: every record slot
   grid_window_keeps_storage_zero<float, float>(1 << 18);
   grid_window_keeps_storage_zero<float, double>((1 << 20) - 5);
+  grid_window_keeps_storage_zero<double, double>((1 << 21) + 3);  // the deep window
+  grid_window_keeps_storage_zero<float, float>((1 << 21) - 1);
 }
 
 // automatic's grid window gives each thread one vector or at least a full batch (kVectorsInFlight,

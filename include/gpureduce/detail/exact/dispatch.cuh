@@ -26,24 +26,32 @@ inline constexpr const char* kOneBlockWindow =
     "inputs' exponents span little, their sum is exact in one double, or a little further apart "
     "in a 64-bit integer (128-bit for doubles), and rounded once, else the block's exact state is";
 inline constexpr const char* kClusterWindow =
-    "correctly rounded, automatic: above the one-block limit up to 256 KiB, one cluster of 2 to "
-    "16 blocks of 256 threads, each holding 8 KiB of the input (16 KiB above 128 KiB); where the "
-    "inputs' exponents span little, their sum is exact in a 64-bit integer (128-bit for doubles) "
-    "and block 0 rounds it once, else the blocks' exact states meet in block 0's shared memory";
+    "correctly rounded, automatic: above the one-block limit up to 128 KiB, one cluster of 2 to "
+    "16 blocks of 256 threads, each holding 8 KiB of the input; where the inputs' exponents span "
+    "little, their sum is exact in a 64-bit integer (128-bit for doubles) and block 0 rounds it "
+    "once, else the blocks' exact states meet in block 0's shared memory";
 inline constexpr const char* kGridWindow =
     "correctly rounded, automatic: vectorized loads, 256 threads, one block up to 16 KiB, one "
-    "cluster up to 256 KiB, then up to 8 MiB of doubles (4 MiB of the other inputs) grid = "
-    "ceil(sqrt(bytes / 256 B)) rounded up to a power of two, capped at one wave and 1024 blocks; "
-    "each block sums its inputs as one 128-bit integer where their exponents span little, and "
-    "the last block adds the blocks' sums and rounds once (else blocks add exact states with "
-    "64-bit atomics; state the stream or graph keeps zero, or the caller's zeroed storage: one "
-    "launch)";
+    "cluster up to 128 KiB, then up to 2 MiB (4 MiB of halves and bfloat16; on a caller's grid 40 "
+    "MiB of doubles, 16 MiB of floats) grid = ceil(sqrt(bytes / 256 B)) rounded up to a power of "
+    "two, capped at one wave and 128 blocks (fewer where a thread would hold 2 or 3 vectors); each block sums its inputs as one 128-bit "
+    "integer where their exponents span little, and the last block adds the blocks' sums and "
+    "rounds once (else blocks add exact states with 64-bit atomics; state the stream or graph "
+    "keeps zero, or the caller's zeroed storage: one launch)";
+inline constexpr const char* kDeepWindow =
+    "correctly rounded, automatic: past 2 MiB up to 40 MiB of doubles (16 MiB of floats), a block "
+    "of 256 threads on each SM (at most 128), each thread keeping 8 vectors of doubles (4 of "
+    "floats) in flight and as many more issued before a batch is added; each block sums its "
+    "inputs as one 128-bit integer where their exponents span little, and the last block adds "
+    "the blocks' sums and rounds once (else blocks add exact states with 64-bit atomics; state "
+    "the stream or graph keeps zero, or the caller's zeroed storage: one launch)";
 inline constexpr const char* kAtomic =
     "correctly rounded, automatic: vectorized loads, 256 threads, one block up to 16 KiB, one "
-    "cluster up to 256 KiB, a grid window up to 8 MiB of doubles (4 MiB of the other inputs), else "
-    "grid = ceil(sqrt(bytes / 256 B)) rounded up to a power of two, capped at one wave; atomic: blocks add their exact states "
-    "into one with 64-bit atomics, the last rounds it (state the stream or graph keeps zero, or "
-    "the caller's zeroed storage: one launch)";
+    "cluster up to 128 KiB, a grid window up to 40 MiB of doubles (16 MiB of floats, 4 MiB of "
+    "halves and bfloat16), else grid = ceil(sqrt(bytes / 256 B)) rounded up to a power of two, "
+    "capped at one wave; atomic: blocks add their exact states into one with 64-bit atomics, the "
+    "last rounds it (state the stream or graph keeps zero, or the caller's zeroed storage: one "
+    "launch)";
 inline constexpr const char* kCallerChose =
     "correctly rounded, as the caller's Options chose (the bits do not depend on it)";
 }  // namespace rationale
@@ -259,7 +267,7 @@ cudaError_t cluster_window_blocks(const ExactCall& c, bool shaped,
                                   void (*kernel)(ExactArgs<In, Out>), std::int64_t& blocks) {
   blocks = 0;
   const std::uint64_t bytes = std::uint64_t(c.num_items) * sizeof(In);
-  if (!shaped || c.d_state_out != nullptr || c.options.grid_blocks != 0 ||
+  if (!shaped || c.exports_state || c.options.grid_blocks != 0 ||
       bytes <= kOneBlockBytes || bytes > kClusterWindowMaxBytes<kAutomaticBlockThreads> ||
       !c.facts.thread_block_clusters)
     return cudaSuccess;
@@ -292,6 +300,14 @@ inline std::int64_t grid_window_blocks(std::uint64_t bytes, std::int64_t grid) {
   return (vectors + batch - 1) / batch;
 }
 
+// The grid window's kernel: the deep window's for the types it is built for (kDeepWindowTypes).
+template <class In, class Out>
+auto grid_window_kernel(bool deep) {
+  if constexpr (kDeepWindowTypes<In>)
+    if (deep) return exact_deep_window_kernel<In, Out>;
+  return exact_grid_window_kernel<In, Out>;
+}
+
 template <class Rung, int BLOCK, class In, class Out>
 cudaError_t run_exact(const ExactCall& c, const Choice& choice) {
   if (std::is_same_v<Rung, CubBlockRung> && choice.block_threads != kCubBlockThreads)
@@ -302,7 +318,7 @@ cudaError_t run_exact(const ExactCall& c, const Choice& choice) {
   // ... and its one-block plan, when nothing is exported, a kernel with the window's fast path;
   // above that, up to kClusterWindowMaxBytes, one cluster with the window across it.
   const std::uint64_t bytes = std::uint64_t(c.num_items) * sizeof(In);
-  const bool one_block = shaped && c.d_state_out == nullptr && c.options.grid_blocks <= 1 &&
+  const bool one_block = shaped && !c.exports_state && c.options.grid_blocks <= 1 &&
                          bytes <= kOneBlockBytes;
   const auto cluster_kernel = exact_cluster_kernel<In, Out>;
   std::int64_t cluster_blocks = 0;
@@ -312,11 +328,14 @@ cudaError_t run_exact(const ExactCall& c, const Choice& choice) {
   // grid. (A caller's one block keeps the general kernel, whose one block needs no state to meet
   // in.)
   const bool grid_window = shaped && !one_block && cluster_blocks == 0 &&
-                           c.d_state_out == nullptr && c.options.grid_blocks != 1 &&
+                           !c.exports_state && c.options.grid_blocks != 1 &&
                            bytes <= kGridWindowMaxBytes<In>;
+  // ... past kDeepWindowAboveBytes, on automatic's own grid, a block an SM, loads deep in flight.
+  const bool deep_window = grid_window && c.options.grid_blocks == 0 && kDeepWindowTypes<In> &&
+                           bytes > kDeepWindowAboveBytes;
   const auto kernel = one_block            ? exact_one_block_kernel<In, Out>
                       : cluster_blocks > 0 ? cluster_kernel
-                      : grid_window        ? exact_grid_window_kernel<In, Out>
+                      : grid_window        ? grid_window_kernel<In, Out>(deep_window)
                       : shaped             ? automatic_exact_kernel<In, Out>(c.num_items)
                                            : exact_sum_kernel<Rung, BLOCK, In, Out>;
   ExactShape s;
@@ -331,8 +350,10 @@ cudaError_t run_exact(const ExactCall& c, const Choice& choice) {
       return g < kGridWindowMaxBlocks ? g : std::int64_t(kGridWindowMaxBlocks);
     };
     // automatic's own grid: fewer blocks where a thread's vectors fall short of a batch
-    s.grid = clamp(c.options.grid_blocks == 0 ? grid_window_blocks(bytes, s.grid) : s.grid);
-    s.sizing_grid = clamp(s.sizing_grid);
+    s.grid = clamp(deep_window                 ? c.facts.multiprocessors
+                   : c.options.grid_blocks == 0 ? grid_window_blocks(bytes, s.grid)
+                                                : s.grid);
+    s.sizing_grid = deep_window ? s.grid : clamp(s.sizing_grid);
     s.window_ticket = true;
   }
   const ExactLaunches l = exact_launches(c.options, s);
@@ -342,6 +363,7 @@ cudaError_t run_exact(const ExactCall& c, const Choice& choice) {
     return fill_exact_plan(c, choice, s, l, temp_bytes, kVectorLoads<Rung> ? int(16 / sizeof(In)) : 1,
                            one_block            ? rationale::kOneBlockWindow
                            : cluster_blocks > 0 ? rationale::kClusterWindow
+                           : deep_window        ? rationale::kDeepWindow
                            : grid_window        ? rationale::kGridWindow
                                                 : nullptr);
   if (c.d_temp_storage == nullptr) {
@@ -436,7 +458,7 @@ cudaError_t exact_state_sum(void* d_temp_storage, std::size_t* temp_storage_byte
   exact.accuracy = Accuracy::correctly_rounded;
   return reduce_exact<In, Out>(ExactCall{d_temp_storage, temp_storage_bytes, d_in, nullptr,
                                          num_items, stream, exact, nullptr, context, facts,
-                                         d_state});
+                                         d_state, true});
 }
 
 }  // namespace gpureduce::detail::exact

@@ -40,6 +40,9 @@ struct ExactCall {
   // Non-null: write the sum's exact state here (ExactState<family>'s words) instead of rounding
   // it into d_out (gpureduce::nccl adds the states of all ranks before the one rounding).
   long long* d_state_out = nullptr;
+  // exact_state_sum's calls, its size query (d_state_out still null) too: the plan is the
+  // exported state's, so that the query sizes the storage of the call it stands for.
+  bool exports_state = false;
 };
 
 template <class In, class Out>

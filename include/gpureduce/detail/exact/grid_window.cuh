@@ -33,12 +33,26 @@ static_assert(kGridWindowMaxBlocks <= 256, "the last block's 256 threads hold a 
 // µs slower from 64K to 4M), the float family 4; docs/tuning.md, 'Grid window'.
 template <class In>
 inline constexpr int kGridWindowBlocksPerSm = std::is_same_v<In, double> ? 3 : 4;
-// Where automatic takes it: at most 8 MiB of doubles, 4 MiB of the float family. Past that the
-// window's kernel ran no faster than the general body's (H200, graphs: f64 4M 9.75 against 9.80
-// µs, f32 4M 7.06 against 6.44); at 1M doubles 5.76 against 6.05 (docs/tuning.md, 'Grid window').
+// Where automatic takes it: past one cluster, at most 40 MiB of doubles, 16 MiB of floats and
+// 4 MiB of halves and bfloat16; past that, the general body. Up to 2 MiB the grid of the square-
+// root rule (at most kGridWindowMaxBlocks, 3-4 blocks an SM); past 2 MiB, doubles and floats take
+// the deep window: a block on each SM (at most kGridWindowMaxBlocks), each thread keeping
+// kDeepWindowVectors vectors in flight and as many more issued before a batch is added
+// (thread_inputs.cuh, sum_inputs_pipelined). H200, graphs, µs a call against the square-root
+// grid: f64 3 MiB 4.40 -> 3.80, 8 MiB 5.3 -> 4.7, 32 MiB 10.0-10.3 -> 8.6-8.8, 40 MiB 11.7-12.0 ->
+// 11.4-11.6 (the general body's); f32 3 MiB 4.33 -> 3.84, 16 MiB 6.6-7.2 -> 6.15-6.30. It lost at
+// 2 MiB (f64 3.51 -> 3.67), and for floats from 24-32 MiB (32 MiB 9.0 -> 10.4),
+// where one block an SM no longer keeps enough of DRAM's traffic in flight. 4 vectors deep for
+// floats, 8 for doubles: the best of 4, 8 and 16 (docs/tuning.md, 'Deep window'). Halves and
+// bfloat16 were not measured, and keep the square-root grid.
+template <class In>
+inline constexpr bool kDeepWindowTypes = std::is_same_v<In, double> || std::is_same_v<In, float>;
 template <class In>
 inline constexpr std::uint64_t kGridWindowMaxBytes =
-    std::uint64_t(std::is_same_v<In, double> ? 8 : 4) << 20;
+    std::uint64_t(std::is_same_v<In, double> ? 40 : kDeepWindowTypes<In> ? 16 : 4) << 20;
+inline constexpr std::uint64_t kDeepWindowAboveBytes = std::uint64_t(2) << 20;
+template <class In>
+inline constexpr int kDeepWindowVectors = std::is_same_v<In, double> ? 8 : 4;
 
 // The block's span of `span` and the OR over its threads of two flags (one barrier).
 template <int BLOCK>

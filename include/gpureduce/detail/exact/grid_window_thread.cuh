@@ -47,14 +47,18 @@ inline __device__ __noinline__ __int128 float_in_units(float f, unsigned lowest)
   return double_in_units(double(f), lowest);
 }
 
-// Pairwise: v[0] = op over v, a chain of log2 N steps instead of N (N a power of two).
+// Pairwise: v[0] = op over v, a chain of log2 N steps instead of N (N a power of two): v[i] with
+// v[i + N/2], then the same over the first half. (As a loop over halving widths it stayed a loop
+// at N = 16, its arrays in local memory.)
 template <int N, class T, class Op>
 __device__ __forceinline__ T tree(T (&v)[N], Op op) {
+  if constexpr (N == 1) {
+    return v[0];
+  } else {
 #pragma unroll
-  for (int width = N / 2; width >= 1; width /= 2)
-#pragma unroll
-    for (int i = 0; i < width; ++i) v[i] = op(v[i], v[i + width]);
-  return v[0];
+    for (int i = 0; i < N / 2; ++i) v[i] = op(v[i], v[i + N / 2]);
+    return tree(reinterpret_cast<T(&)[N / 2]>(v), op);
+  }
 }
 
 // What both families keep.

@@ -12,61 +12,10 @@
 #include "cluster_window.cuh"
 #include "grid_window.cuh"
 #include "one_block_sum.cuh"
+#include "thread_inputs.cuh"
 #include "thread_sum.cuh"
 
 namespace gpureduce::detail::exact {
-
-// Whether a rung's threads read with the vectorized rung's 16-byte loads (it and `automatic`);
-// the others read one element per thread per step, grid-strided, as the seed rungs do.
-template <class Rung>
-inline constexpr bool kVectorLoads = std::is_same_v<Rung, VectorizedRung>;
-// Every input of this thread into `thread`, in batches: the vectorized rung's 16-byte loads,
-// kVectorsInFlight vectors issued before the first is used (as VectorizedRung::
-// fold_strided_vectors), handed over as one batch, so that a double expansion tests its remainders
-// once a batch rather than once an input (a test on each put every add's full dependency chain,
-// about ten double adds, on the thread's critical path); else one element per thread per step.
-// After each step the thread counts what it added, told the most the next step can add.
-template <bool kVector, class In, class Thread>
-__device__ __forceinline__ void sum_inputs(const In* in, std::int64_t n, std::int64_t rank,
-                                           std::int64_t blocks, Thread& thread) {
-  const std::int64_t threads = blockDim.x;
-  const std::int64_t tid = threadIdx.x;
-  if constexpr (kVector && 16 % sizeof(In) == 0) {
-    constexpr int kPerVector = int(16 / sizeof(In));
-    constexpr int kInFlight = VectorizedRung::kVectorsInFlight;
-    constexpr int kBatch = kInFlight * kPerVector;
-    const VectorizedRung::Layout l =
-        VectorizedRung::layout(reinterpret_cast<std::uintptr_t>(in), sizeof(In), n);
-    const uint4* vectors = reinterpret_cast<const uint4*>(in + l.head);
-    const std::int64_t stride = threads * blocks;
-    std::int64_t v = rank * threads + tid;
-    for (; v + (kInFlight - 1) * stride < l.vectors; v += kInFlight * stride) {
-      uint4 raw[kInFlight];
-#pragma unroll
-      for (int k = 0; k < kInFlight; ++k) raw[k] = __ldg(vectors + v + k * stride);
-      In items[kBatch];
-      memcpy(items, raw, sizeof(raw));
-      thread.add_batch(items);
-      thread.template counted<kBatch>(kBatch);
-    }
-    for (; v < l.vectors; v += stride) {  // the ragged last batch, a vector at a time
-      const uint4 raw = __ldg(vectors + v);
-      In items[kPerVector];
-      memcpy(items, &raw, sizeof(raw));
-      thread.add_batch(items);
-      thread.template counted<kBatch>(kPerVector);
-    }
-    if (rank == 0) {  // the scalar head and tail (each shorter than a vector, 2 <= kBatch) to block 0
-      if (tid < l.head) thread.add(in[tid]);
-      if (tid < n - l.tail_begin) thread.add(in[l.tail_begin + tid]);
-    }
-  } else {
-    for (std::int64_t i = rank * threads + tid; i < n; i += threads * blocks) {
-      thread.add(in[i]);
-      thread.template counted<1>(1);
-    }
-  }
-}
 
 // Dynamic shared memory: the block's state, then the region (the threads' bins for float and
 // bfloat16 inputs; else one column of integers, the seed rungs' combine), then the warps' slots and
@@ -297,18 +246,18 @@ __global__ void __launch_bounds__(kAutomaticBlockThreads, 1)
   exact_sum_block<VectorizedRung, kAutomaticBlockThreads, In, Out, false, false>(args);
 }
 
-// automatic's grid kernel past the cluster, up to kGridWindowMaxBytes (nothing exported; the grid
-// at most kGridWindowMaxBlocks, args.pipeline atomic): each block's window (grid_window.cuh), else its
-// general body's state into the grid's; the last block rounds the records' sum.
-template <class In, class Out>
-__global__ void __launch_bounds__(kAutomaticBlockThreads, kGridWindowBlocksPerSm<In>)
-    exact_grid_window_kernel(ExactArgs<In, Out> args) {
+// The grid window's block (grid_window.cuh): its window's record, else its general body's state
+// into the grid's; the last block rounds the records' sum. kDeepVectors: 0, the default engine's
+// batches (sum_inputs); else the deep window's pipelined batches of that many vectors.
+template <int kDeepVectors, class In, class Out>
+__device__ __forceinline__ void grid_window_block(const ExactArgs<In, Out>& args) {
   constexpr int kBlock = kAutomaticBlockThreads;
   wait_for_previous_kernel_then_release_next();
   std::uint64_t* records = args.window_records();
   WindowThread<In> thread;
-  sum_inputs<true>(args.d_in, args.num_items, std::int64_t(blockIdx.x), std::int64_t(gridDim.x),
-                   thread);
+  const auto rank = std::int64_t(blockIdx.x), blocks = std::int64_t(gridDim.x);
+  if constexpr (kDeepVectors == 0) sum_inputs<true>(args.d_in, args.num_items, rank, blocks, thread);
+  else sum_inputs_pipelined<kDeepVectors>(args.d_in, args.num_items, rank, blocks, thread);
   if (!block_window_record<kBlock>(args, thread, records)) {
     auto& state = exact_block_state<VectorizedRung, kBlock, In, Out, true, true>(args);
     if (threadIdx.x < 32) {
@@ -330,6 +279,22 @@ __global__ void __launch_bounds__(kAutomaticBlockThreads, kGridWindowBlocksPerSm
   extern __shared__ __align__(16) unsigned char exact_shared[];
   finish_grid_window<kBlock>(args, records,
                              reinterpret_cast<BlockExact<family_of<In>>*>(exact_shared)->total);
+}
+
+// automatic's grid kernel past the cluster (nothing exported; the grid
+// at most kGridWindowMaxBlocks, args.pipeline atomic).
+template <class In, class Out>
+__global__ void __launch_bounds__(kAutomaticBlockThreads, kGridWindowBlocksPerSm<In>)
+    exact_grid_window_kernel(ExactArgs<In, Out> args) {
+  grid_window_block<0>(args);
+}
+
+// ... and the deep window's (doubles and floats past kDeepWindowAboveBytes): a block an SM, each
+// thread kDeepWindowVectors vectors deep in flight (grid_window.cuh).
+template <class In, class Out>
+__global__ void __launch_bounds__(kAutomaticBlockThreads, 1)
+    exact_deep_window_kernel(ExactArgs<In, Out> args) {
+  grid_window_block<kDeepWindowVectors<In>>(args);
 }
 
 // two_kernel's second pass: one block folds the first pass's states and rounds.
