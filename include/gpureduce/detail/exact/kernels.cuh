@@ -249,7 +249,13 @@ __global__ void __launch_bounds__(kAutomaticBlockThreads, 1)
 // The grid window's block (grid_window.cuh): its window's record, else its general body's state
 // into the grid's; the last block rounds the records' sum. kDeepVectors: 0, the default engine's
 // batches (sum_inputs); else the deep window's pipelined batches of that many vectors.
-template <int kDeepVectors, class In, class Out>
+// kEarlyTicket: the ticket as soon as the block's inputs are in, its round trip under the
+// block's own record (each record carries its own flags, which the last block waits on:
+// window_records.cuh; so the tickets need not follow the records), else after the record.
+// H200, graphs: f32 256K 3.06 -> 2.83 µs, 1M 3.94 -> 3.75, 4M 6.33 -> 5.97, f64 1M 4.73 -> 4.42,
+// 4M 8.53 -> 8.31; but the square-root grid's doubles at 2 MiB 3.50 -> 3.64, not explained, so
+// they keep the late ticket (docs/tuning.md, 'Deep window').
+template <int kDeepVectors, bool kEarlyTicket, class In, class Out>
 __device__ __forceinline__ void grid_window_block(const ExactArgs<In, Out>& args) {
   constexpr int kBlock = kAutomaticBlockThreads;
   wait_for_previous_kernel_then_release_next();
@@ -258,6 +264,13 @@ __device__ __forceinline__ void grid_window_block(const ExactArgs<In, Out>& args
   const auto rank = std::int64_t(blockIdx.x), blocks = std::int64_t(gridDim.x);
   if constexpr (kDeepVectors == 0) sum_inputs<true>(args.d_in, args.num_items, rank, blocks, thread);
   else sum_inputs_pipelined<kDeepVectors>(args.d_in, args.num_items, rank, blocks, thread);
+  unsigned ticket = 0;
+  const auto take_ticket = [&] {  // relaxed: each record carries its own flags
+    if (threadIdx.x == 0)
+      ticket = ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>(*args.ticket())
+                   .fetch_add(1u, ::cuda::memory_order_relaxed);
+  };
+  if constexpr (kEarlyTicket) take_ticket();
   if (!block_window_record<kBlock>(args, thread, records)) {
     auto& state = exact_block_state<VectorizedRung, kBlock, In, Out, true, true>(args);
     if (threadIdx.x < 32) {
@@ -269,11 +282,9 @@ __device__ __forceinline__ void grid_window_block(const ExactArgs<In, Out>& args
       }
     }
   }
+  if constexpr (!kEarlyTicket) take_ticket();
   __shared__ bool last;
-  if (threadIdx.x == 0) {  // relaxed: each record carries its own flags (window_records.cuh)
-    ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> ticket(*args.ticket());
-    last = ticket.fetch_add(1u, ::cuda::memory_order_relaxed) == gridDim.x - 1;
-  }
+  if (threadIdx.x == 0) last = ticket == gridDim.x - 1;
   __syncthreads();
   if (!last) return;
   extern __shared__ __align__(16) unsigned char exact_shared[];
@@ -286,7 +297,7 @@ __device__ __forceinline__ void grid_window_block(const ExactArgs<In, Out>& args
 template <class In, class Out>
 __global__ void __launch_bounds__(kAutomaticBlockThreads, kGridWindowBlocksPerSm<In>)
     exact_grid_window_kernel(ExactArgs<In, Out> args) {
-  grid_window_block<0>(args);
+  grid_window_block<0, !std::is_same_v<In, double>>(args);
 }
 
 // ... and the deep window's (doubles and floats past kDeepWindowAboveBytes): a block an SM, each
@@ -294,7 +305,7 @@ __global__ void __launch_bounds__(kAutomaticBlockThreads, kGridWindowBlocksPerSm
 template <class In, class Out>
 __global__ void __launch_bounds__(kAutomaticBlockThreads, 1)
     exact_deep_window_kernel(ExactArgs<In, Out> args) {
-  grid_window_block<kDeepWindowVectors<In>>(args);
+  grid_window_block<kDeepWindowVectors<In>, true>(args);
 }
 
 // two_kernel's second pass: one block folds the first pass's states and rounds.
