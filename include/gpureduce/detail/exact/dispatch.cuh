@@ -30,21 +30,24 @@ inline constexpr const char* kClusterWindow =
     "16 blocks of 256 threads, each holding 8 KiB of the input; where the inputs' exponents span "
     "little, their sum is exact in a 64-bit integer (128-bit for doubles) and block 0 rounds it "
     "once, else the blocks' exact states meet in block 0's shared memory";
+// How the grid window's blocks meet, in both of its plans' rationales.
+#define GPUREDUCE_GRID_WINDOW_MEETING                                                            \
+  "each block sums its inputs as one 128-bit integer where their exponents span little, and "    \
+  "the last block adds the blocks' sums and rounds once (else blocks add exact states with "    \
+  "64-bit atomics; state the stream or graph keeps zero, or the caller's zeroed storage: one "  \
+  "launch)"
 inline constexpr const char* kGridWindow =
     "correctly rounded, automatic: vectorized loads, 256 threads, one block up to 16 KiB, one "
     "cluster up to 128 KiB, then up to 2 MiB (4 MiB of halves and bfloat16; on a caller's grid 40 "
     "MiB of doubles, 16 MiB of floats) grid = ceil(sqrt(bytes / 256 B)) rounded up to a power of "
-    "two, capped at one wave and 128 blocks (fewer where a thread would hold 2 or 3 vectors); each block sums its inputs as one 128-bit "
-    "integer where their exponents span little, and the last block adds the blocks' sums and "
-    "rounds once (else blocks add exact states with 64-bit atomics; state the stream or graph "
-    "keeps zero, or the caller's zeroed storage: one launch)";
+    "two, capped at one wave and 128 blocks (fewer where a thread would hold 2 or 3 vectors); "
+    GPUREDUCE_GRID_WINDOW_MEETING;
 inline constexpr const char* kDeepWindow =
     "correctly rounded, automatic: past 2 MiB up to 40 MiB of doubles (16 MiB of floats), a block "
     "of 256 threads on each SM (at most 128), each thread keeping 8 vectors of doubles (4 of "
-    "floats) in flight and as many more issued before a batch is added; each block sums its "
-    "inputs as one 128-bit integer where their exponents span little, and the last block adds "
-    "the blocks' sums and rounds once (else blocks add exact states with 64-bit atomics; state "
-    "the stream or graph keeps zero, or the caller's zeroed storage: one launch)";
+    "floats) in flight and as many more issued before a batch is added; "
+    GPUREDUCE_GRID_WINDOW_MEETING;
+#undef GPUREDUCE_GRID_WINDOW_MEETING
 inline constexpr const char* kAtomic =
     "correctly rounded, automatic: vectorized loads, 256 threads, one block up to 16 KiB, one "
     "cluster up to 128 KiB, a grid window up to 40 MiB of doubles (16 MiB of floats, 4 MiB of "

@@ -292,8 +292,8 @@ __device__ __forceinline__ void grid_window_block(const ExactArgs<In, Out>& args
                              reinterpret_cast<BlockExact<family_of<In>>*>(exact_shared)->total);
 }
 
-// automatic's grid kernel past the cluster (nothing exported; the grid
-// at most kGridWindowMaxBlocks, args.pipeline atomic).
+// automatic's grid kernel past the cluster, on the square-root grid (nothing exported; at most
+// kGridWindowMaxBlocks blocks, args.pipeline atomic).
 template <class In, class Out>
 __global__ void __launch_bounds__(kAutomaticBlockThreads, kGridWindowBlocksPerSm<In>)
     exact_grid_window_kernel(ExactArgs<In, Out> args) {
