@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "../block/vectorized.cuh"
 #include "../launch.cuh"
@@ -222,23 +223,24 @@ __device__ __forceinline__ long long scaled_float(float f, unsigned lowest) {
   return (bits >> 31) != 0 ? -magnitude : magnitude;
 }
 
-// 128-bit integers added across a warp (two 64-bit shuffles a level).
-__device__ __forceinline__ __int128 warp_sum(__int128 v) {
+// The warp's total, in every lane, of 64- or 128-bit integers whose total the caller bounds
+// within that width: each 16-bit digit of the two's complement bits summed by the warp's integer
+// reduction (a REDUX each, independent of one another; 32 digits stay below 2^21), the sums put
+// back together modulo 2^bits, where the total is exact. (A butterfly of shuffles took five
+// dependent rounds, each four 32-bit shuffles and a carried add for 128 bits: docs/tuning.md,
+// 'Window finish'.)
+template <class Integer>
+__device__ __forceinline__ Integer warp_sum(Integer v) {
+  static_assert(sizeof(Integer) == 8 || sizeof(Integer) == 16, "a 64- or 128-bit integer");
+  using Unsigned = std::conditional_t<sizeof(Integer) == 16, unsigned __int128, unsigned long long>;
+  const auto bits = static_cast<Unsigned>(v);
+  Unsigned total = 0;
 #pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) {
-    const auto low = static_cast<unsigned long long>(v);
-    const auto high = static_cast<long long>(v >> 64);
-    const auto other_low = __shfl_xor_sync(0xffffffffu, low, offset);
-    const auto other_high = __shfl_xor_sync(0xffffffffu, high, offset);
-    v += (static_cast<__int128>(other_high) << 64) | other_low;
+  for (int k = 0; k < int(sizeof(Integer)) / 2; ++k) {
+    const unsigned digit = unsigned(bits >> (16 * k)) & 0xffffu;
+    total += static_cast<Unsigned>(__reduce_add_sync(0xffffffffu, digit)) << (16 * k);
   }
-  return v;
-}
-
-__device__ __forceinline__ long long warp_sum(long long v) {
-#pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffu, v, offset);
-  return v;
+  return static_cast<Integer>(total);
 }
 
 // Float family, a span too wide for a double's window but within a 64-bit integer's (63 - 24 -
