@@ -83,11 +83,12 @@ GPUREDUCE_HD Out from_bits(typename OutFormat<Out>::Bits bits) {
 template <class Out>
 __device__ __forceinline__ typename OutFormat<Out>::Bits round_normal_on_device(std::uint64_t odd,
                                                                                int e) {
-  if constexpr (std::is_same_v<Out, float>)
-    return __float_as_uint(__ull2float_rn(odd)) + (static_cast<std::uint32_t>(e - 63) << 23);
-  else
-    return static_cast<std::uint64_t>(__double_as_longlong(__ull2double_rn(odd))) +
-           (static_cast<std::uint64_t>(static_cast<std::int64_t>(e - 63)) << 52);
+  using F = OutFormat<Out>;
+  using Bits = typename F::Bits;
+  Bits converted;
+  if constexpr (std::is_same_v<Out, float>) converted = __float_as_uint(__ull2float_rn(odd));
+  else converted = static_cast<Bits>(__double_as_longlong(__ull2double_rn(odd)));
+  return converted + (static_cast<Bits>(e - 63) << (F::kPrecision - 1));  // modulo 2^bits
 }
 #endif
 
@@ -117,13 +118,13 @@ GPUREDUCE_HD Out round_integer(Integer x, int unit_exponent) {
     top = magnitude << (63 - msb);
   }
   const int e = msb + unit_exponent;
-  Bits bits;
 #if defined(__CUDA_ARCH__)
-  if (e >= OutFormat<Out>::kMinExponent && e <= OutFormat<Out>::kMaxExponent)
-    bits = round_normal_on_device<Out>(top | std::uint64_t(sticky), e);
-  else
+  const bool normal = e >= OutFormat<Out>::kMinExponent && e <= OutFormat<Out>::kMaxExponent;
+  Bits bits = normal ? round_normal_on_device<Out>(top | std::uint64_t(sticky), e)
+                     : round_magnitude<Out>(top, sticky, e);
+#else
+  Bits bits = round_magnitude<Out>(top, sticky, e);
 #endif
-    bits = round_magnitude<Out>(top, sticky, e);
   if (negative) bits |= Bits(1) << (8 * sizeof(Bits) - 1);
   return from_bits<Out>(bits);
 }
