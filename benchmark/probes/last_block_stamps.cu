@@ -5,12 +5,11 @@
 // warp 0's tree; the partial; the ticket back) and the last block at eight more (its fold's
 // start; its slot read; the warp tree; the barrier; warp 0's tree; the total; written), each
 // stamp depending on the value it follows, into a __device__ array this program reads after each
-// call. ArgMin f32 and TransformReduce f32 (x * x, plus: the float sum's kernel) at 256K, 1M, 4M
-// and 6M items, 20 calls each on an idle GPU; the median of each stamp, ns from the first block's
-// start (phases: the latest block's; last: the last block's). ArgMin's answer is checked against
-// the host's.
-//   cp -r include /tmp/stamps && (cd /tmp/stamps/.. && patch -p1 < .../last_block_stamps.patch)
-//   (or: in a copy of the tree, patch -p1 < benchmark/probes/last_block_stamps.patch)
+// call. ArgMin f32 and TransformReduce f32 (x * x, plus: the float sum's kernel) at 256K, 1M and
+// 4M items (grids of 64-256 blocks; the stamps hold 256), 20 calls each on an idle GPU; the median
+// of each stamp, ns from the first block's start (phases: the latest block's; last: the last
+// block's). ArgMin's answer is checked against the host's. In a copy of the tree:
+//   patch -p1 < benchmark/probes/last_block_stamps.patch
 //   nvcc -O3 -std=c++17 -arch=sm_90 -DGR_STAMPS -Iinclude benchmark/probes/last_block_stamps.cu \
 //        src/*.cpp -o last_block_stamps
 // The globaltimer ticks in 32 ns steps here, and each stamp costs some tens of ns: compare
@@ -82,7 +81,7 @@ void stamps(const char* name, std::int64_t n, Call call, int grid) {
 }
 
 int main() {
-  const std::int64_t max_n = std::int64_t(3) << 21;
+  const std::int64_t max_n = std::int64_t(1) << 22;
   float* x;
   OK(cudaMalloc(&x, max_n * sizeof(float)));
   fill<<<1024, 256>>>(x, max_n);
@@ -95,7 +94,7 @@ int main() {
   const std::size_t temp_bytes = 64 << 20;
   OK(cudaMalloc(&temp, temp_bytes));
   gpureduce::Options options;
-  for (std::int64_t n : {std::int64_t(1) << 18, std::int64_t(1) << 20, std::int64_t(1) << 22, max_n}) {
+  for (std::int64_t n : {std::int64_t(1) << 18, std::int64_t(1) << 20, max_n}) {
     gpureduce::LaunchPlan plan;
     auto argmin = [&](gpureduce::LaunchPlan* p) {
       std::size_t bytes = temp_bytes;
