@@ -68,9 +68,15 @@ Paired time_paired(const std::function<void()>& ours, const std::function<void()
   return {median(a), median(b), median(r), median(f)};
 }
 
-int main() {
+// Arguments (2026-11-30, H200): [ops [grid ...]]: the first `ops` of ArgMin, TransformReduce,
+// SumAbs (default 3) at the grids given (default the 2026-11-27 list). Output of
+// `level1_grid_probe 2 0 32 48 64 96 128 192 256`: h200-2026-11-30-level1-grid-probe.txt.
+int main(int argc, char** argv) {
   const std::int64_t sizes[] = {std::int64_t(1) << 20, std::int64_t(1) << 22};
-  const int grids[] = {0, 128, 256, 384, 528, 792, 1056};
+  std::vector<int> grids = {0, 128, 256, 384, 528, 792, 1056};
+  const int ops = argc > 1 ? std::atoi(argv[1]) : 3;
+  if (argc > 2) grids.assign(argc - 2, 0);
+  for (int i = 2; i < argc; ++i) grids[std::size_t(i - 2)] = std::atoi(argv[i]);
   const std::int64_t most = sizes[1];
   std::vector<float> host(most);
   std::mt19937 rng(20261127);
@@ -91,7 +97,7 @@ int main() {
   std::printf("# %s; ours = gpureduce at Options::grid_blocks (0: automatic), theirs = CUB; medians of 400 ABBA pairs, us\n", prop.name);
   std::printf("%-16s %9s %6s %8s %8s %7s %7s\n", "op", "n", "grid", "ours", "theirs", "ratio", "empty");
   for (std::int64_t n : sizes)
-    for (int op = 0; op < 3; ++op)
+    for (int op = 0; op < ops; ++op)
       for (int grid : grids) {
         gpureduce::Options o;
         o.grid_blocks = grid;
