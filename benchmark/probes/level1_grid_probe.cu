@@ -73,10 +73,10 @@ Paired time_paired(const std::function<void()>& ours, const std::function<void()
 // `level1_grid_probe 2 0 32 48 64 96 128 192 256`: h200-2026-11-30-level1-grid-probe.txt.
 int main(int argc, char** argv) {
   const std::int64_t sizes[] = {std::int64_t(1) << 20, std::int64_t(1) << 22};
-  std::vector<int> grids = {0, 128, 256, 384, 528, 792, 1056};
   const int ops = argc > 1 ? std::atoi(argv[1]) : 3;
-  if (argc > 2) grids.assign(argc - 2, 0);
-  for (int i = 2; i < argc; ++i) grids[std::size_t(i - 2)] = std::atoi(argv[i]);
+  std::vector<int> grids;
+  for (int i = 2; i < argc; ++i) grids.push_back(std::atoi(argv[i]));
+  if (grids.empty()) grids = {0, 128, 256, 384, 528, 792, 1056};
   const std::int64_t most = sizes[1];
   std::vector<float> host(most);
   std::mt19937 rng(20261127);
