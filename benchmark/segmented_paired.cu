@@ -12,7 +12,8 @@
 //   gpureduce_segmented_paired OUT.md   (also prints the tables; writes OUT.csv beside OUT.md,
 //                                       the rows for benchmark/segmented_plot.py)
 // With GPUREDUCE_SEGMENTED_QUICK=1 in the environment, about 35 rows (Sum, Min, ArgMin), for
-// comparing builds.
+// comparing builds. Last, correctly rounded sums (Accuracy::correctly_rounded) against CUB's plain
+// Sum; GPUREDUCE_SEGMENTED_CORRECTLY_ROUNDED=1 runs those rows alone.
 #include <algorithm>
 #include <iterator>
 #include <cstdio>
@@ -178,7 +179,8 @@ struct TimesSize {
   __host__ __device__ std::int64_t operator()(std::int64_t i) const { return i * size; }
 };
 
-enum class Reduction { sum, min, argmin };
+// correctly_rounded: our Sum with Accuracy::correctly_rounded against CUB's plain Sum.
+enum class Reduction { sum, min, argmin, correctly_rounded };
 
 struct Bench {
   float* input = nullptr;
@@ -218,7 +220,11 @@ struct Bench {
         thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(1), TimesSize{size});
     std::function<cudaError_t(void*, std::size_t&)> ours, theirs;
     if (size >= 0) {
-      ours = [=](void* t, std::size_t& b) { return R::FixedSizeSum(t, b, in, sums, n, size); };
+      gpureduce::Options o;
+      if (reduction == Reduction::correctly_rounded) o.accuracy = gpureduce::Accuracy::correctly_rounded;
+      ours = [=](void* t, std::size_t& b) {
+        return R::FixedSizeSum(t, b, in, sums, n, size, nullptr, o);
+      };
       theirs = [=](void* t, std::size_t& b) {
         return cub::DeviceSegmentedReduce::Sum(t, b, in, sums, n, counting_begin, counting_end);
       };
@@ -240,8 +246,10 @@ struct Bench {
         return cub::DeviceSegmentedReduce::Min(t, b, in, sums, n, offsets_begin, offsets_end);
       };
     } else {
+      gpureduce::Options o;
+      if (reduction == Reduction::correctly_rounded) o.accuracy = gpureduce::Accuracy::correctly_rounded;
       ours = [=](void* t, std::size_t& b) {
-        return R::Sum(t, b, in, sums, n, offsets_begin, offsets_end);
+        return R::Sum(t, b, in, sums, n, offsets_begin, offsets_end, nullptr, o);
       };
       theirs = [=](void* t, std::size_t& b) {
         return cub::DeviceSegmentedReduce::Sum(t, b, in, sums, n, offsets_begin, offsets_end);
@@ -253,7 +261,9 @@ struct Bench {
     void* ct = temp_for(cub_bytes, cub_temp, cub_capacity);
     const Timing timing = time_paired([&] { std::size_t b = bytes; CHECK_OURS(ours(t, b)); },
                                       [&] { std::size_t b = cub_bytes; CHECK(theirs(ct, b)); });
-    add({table, s.name, n, sweep_size, s.items(), s.bytes(), s.target, timing,
+    // The issue sets no ratio for correctly rounded sums against CUB's plain ones: target 0.
+    add({table, s.name, n, sweep_size, s.items(), s.bytes(),
+         reduction == Reduction::correctly_rounded ? 0.0 : s.target, timing,
          s.fixed_size >= 0 ? "CUB, counting-iterator offsets" : competitor_name(reduction)});
   }
 
@@ -312,10 +322,12 @@ void write_markdown(const std::vector<Row>& rows, const gpureduce_bench::DeviceI
                    table.c_str());
     }
     const double gbps = r.bytes / (r.t.ours_us * 1e3);
-    std::fprintf(f, "| %s | %lld | %lld | %s | %.2f | %.2f | %.1f | %.3f | <= %.2f | %s |\n",
+    char target[32] = "none";
+    if (r.target > 0) std::snprintf(target, sizeof(target), "<= %.2f", r.target);
+    std::fprintf(f, "| %s | %lld | %lld | %s | %.2f | %.2f | %.1f | %.3f | %s | %s |\n",
                  r.shape.c_str(), (long long)r.segments, (long long)r.items, r.competitor.c_str(),
-                 r.t.theirs_us, r.t.ours_us, gbps, r.t.ratio, r.target,
-                 r.t.ratio <= r.target ? "yes" : "no");
+                 r.t.theirs_us, r.t.ours_us, gbps, r.t.ratio, target,
+                 r.target <= 0 ? "-" : r.t.ratio <= r.target ? "yes" : "no");
   }
 }
 
@@ -362,8 +374,10 @@ int run(int argc, char** argv) {
     return starts_with(name, "sizes 256-4K") || starts_with(name, "a few of 10M+") ||
            starts_with(name, "power law") || starts_with(name, "sizes 1-32 (128K)");
   };
+  // GPUREDUCE_SEGMENTED_CORRECTLY_ROUNDED=1: the correctly rounded rows alone.
+  const bool rounded_only = std::getenv("GPUREDUCE_SEGMENTED_CORRECTLY_ROUNDED") != nullptr;
   for (const Shape& s : shapes) {
-    if (quick && !in_quick(s.name)) continue;
+    if (rounded_only || (quick && !in_quick(s.name))) continue;
     bench.upload(s);
     bench.pair("The issue's shapes", s, 0);
     if (starts_with(s.name, "a few of 10M+")) bench.against_device_wide(s);
@@ -376,7 +390,7 @@ int run(int argc, char** argv) {
   const auto in = [](const auto& list, int k) {
     return std::find(std::begin(list), std::end(list), k) != std::end(list);
   };
-  for (int k = 0; k <= 24; ++k) {
+  for (int k = 0; k <= 24 && !rounded_only; ++k) {
     const Shape offsets = sweep_offsets(k);
     const std::int64_t size = std::int64_t(1) << k, n = offsets.segments();
     if (!quick || in(kQuickSweep, k)) {
@@ -391,6 +405,7 @@ int run(int argc, char** argv) {
   // quick rows too, since a change of the kernel's registers moves them most (docs/tuning.md,
   // 'Segmented registers').
   for (const Reduction reduction : {Reduction::min, Reduction::argmin}) {
+    if (rounded_only) break;
     const std::string table = reduction == Reduction::min ? "Min, float" : "ArgMin, float";
     for (const Shape& s : shapes) {
       if (!(starts_with(s.name, "sizes 256-4K") || starts_with(s.name, "a few of 10M+"))) continue;
@@ -402,6 +417,21 @@ int run(int argc, char** argv) {
       bench.upload(offsets);
       bench.pair(table, offsets, std::int64_t(1) << k, reduction);
     }
+  }
+  // Correctly rounded float sums (each segment's exact sum rounded once) against CUB's plain
+  // segmented Sum: the issue's shapes and a few segment sizes, offsets and fixed size.
+  for (const Shape& s : shapes) {
+    if (!rounded_only && quick && !in_quick(s.name)) continue;
+    bench.upload(s);
+    bench.pair("Correctly rounded Sum, float", s, 0, Reduction::correctly_rounded);
+  }
+  for (int k : {0, 4, 8, 10, 12, 13, 16, 18, 20, 24}) {
+    const Shape offsets = sweep_offsets(k);
+    const std::int64_t size = std::int64_t(1) << k, n = offsets.segments();
+    bench.upload(offsets);
+    bench.pair("Correctly rounded Sum, float", offsets, size, Reduction::correctly_rounded);
+    Shape fixed{offsets.name + ", fixed size", {}, {}, n * size, size, offsets.target};
+    bench.pair("Correctly rounded Sum, float", fixed, size, Reduction::correctly_rounded);
   }
   write_markdown(bench.rows, device, stdout);
   if (argc > 1) {

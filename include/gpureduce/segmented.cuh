@@ -28,12 +28,13 @@ template <class Source, class Out, class Op, class Init>
 cudaError_t run(void* d_temp_storage, std::size_t& temp_storage_bytes, const Source& source,
                 Out* d_out, std::int64_t num_segments, const std::int64_t* d_begin_offsets,
                 const std::int64_t* d_end_offsets, bool fixed, std::int64_t segment_size, Op op,
-                Init init, bool fold_init, cudaStream_t stream, const Options& options) {
+                Init init, bool fold_init, cudaStream_t stream, const Options& options,
+                bool sum_entry = false) {
   using Accum = typename Source::Reader::accum_type;
   using P = Problem<Source, Out, Accum, Op, Init>;
   return reduce_segments(Call<P>{d_temp_storage, &temp_storage_bytes, source, d_out, num_segments,
                                  d_begin_offsets, d_end_offsets, fixed, segment_size, op, init,
-                                 fold_init, kExactOp<Op, Accum>, stream, options});
+                                 fold_init, kExactOp<Op, Accum>, stream, options, sum_entry});
 }
 
 // The calls of segmented.hpp by operation: source, operator, init and whether init is folded in
@@ -47,6 +48,7 @@ struct SumCall {
   static Op op() { return Op{}; }
   static Out init() { return Out{}; }
   static constexpr bool kFoldInit = true;
+  static constexpr bool kSum = true;  // Accuracy::correctly_rounded: the exact engine's pairs
 };
 template <class T, bool kMin>
 struct ExtremumCall {
@@ -56,6 +58,7 @@ struct ExtremumCall {
   static Op op() { return Op{}; }
   static T init() { return kMin ? value_traits<T>::max() : value_traits<T>::lowest(); }
   static constexpr bool kFoldInit = false;
+  static constexpr bool kSum = false;
 };
 template <class T, bool kMin>
 struct ArgExtremumCall {
@@ -65,6 +68,7 @@ struct ArgExtremumCall {
   static Op op() { return Op{}; }
   static IndexedValue<T> init() { return cub_empty_arg_extremum<Op, T>(); }
   static constexpr bool kFoldInit = false;
+  static constexpr bool kSum = false;
 };
 
 template <class C, class In, class Out>
@@ -72,14 +76,14 @@ cudaError_t run_offsets(void* temp, std::size_t& bytes, const In* d_in, Out* d_o
                         std::int64_t num_segments, const std::int64_t* d_begin,
                         const std::int64_t* d_end, cudaStream_t stream, const Options& options) {
   return run(temp, bytes, C::source(d_in), d_out, num_segments, d_begin, d_end, false, 0, C::op(),
-             C::init(), C::kFoldInit, stream, options);
+             C::init(), C::kFoldInit, stream, options, C::kSum);
 }
 template <class C, class In, class Out>
 cudaError_t run_fixed_size(void* temp, std::size_t& bytes, const In* d_in, Out* d_out,
                            std::int64_t num_segments, std::int64_t segment_size,
                            cudaStream_t stream, const Options& options) {
   return run(temp, bytes, C::source(d_in), d_out, num_segments, nullptr, nullptr, true,
-             segment_size, C::op(), C::init(), C::kFoldInit, stream, options);
+             segment_size, C::op(), C::init(), C::kFoldInit, stream, options, C::kSum);
 }
 
 template <class InputIt, class Op, class Init>

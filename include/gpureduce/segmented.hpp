@@ -16,8 +16,8 @@
 // pointer check on (Options::pointer_check; Debug builds by default) and the stream not captured
 // the call waits for its kernels and returns cudaErrorInvalidValue. Options: strategy automatic or
 // vectorized, pipeline automatic or last_block, block_threads 0 or 256, grid_blocks caps every
-// grid, temp_storage_zeroed as for DeviceReduce; Accuracy::correctly_rounded is refused for
-// floating sums.
+// grid, temp_storage_zeroed as for DeviceReduce; Accuracy::correctly_rounded makes each floating
+// Sum segment's result its exact sum rounded once (Reduce with a floating accumulator refuses it).
 //
 // Shipped for the input types of gpureduce.hpp: Sum of int32, uint32, int64, uint64, float,
 // float -> double, double, __half -> float, __nv_bfloat16 -> float; Min, Max, ArgMin, ArgMax of

@@ -261,4 +261,33 @@ class ExactInputs {
   }
 };
 
+// Inputs of n = 2^log2_n items that need every bit of a double's window at span W and one bit
+// more at W + 1 (the one-block and the segmented warp windows, test_correctly_rounded.cu and
+// test_segmented_exact.cu).
+// Float family: n - 3 large terms, one power of two and two terms of the lowest field summing to
+// one unit, so that the exact sum lies one unit above a tie of the float result's rounding; a
+// double that drops that unit (the sum takes 54 bits at W + 1) rounds the tie to even, down.
+template <class In>
+std::vector<In> one_unit_above_a_tie(int log2_n, int span, int small_at, bool negative) {
+  constexpr int p = Bits<In>::kMantissa + 1;
+  const std::int64_t n = std::int64_t(1) << log2_n, large_count = n - 3;
+  // The largest significand whose n - 3 copies leave the bits below the result's last kept one
+  // (24 bits of float) zero, the kept last bit too: their sum is an even float.
+  std::int64_t m = (std::int64_t(1) << p) - 1, bits = 0;
+  for (;; --m) {
+    bits = 64 - __builtin_clzll(std::uint64_t(large_count * m));
+    const int zeros = bits + 1 > 24 ? bits + 1 - 24 : 0;
+    if ((large_count * m) % (std::int64_t(1) << zeros) == 0) break;
+  }
+  const int lowest_field = 132 - span;  // the large terms near 2^5
+  const auto units = [&](double count) { return std::ldexp(count, lowest_field - 127 - (p - 1)); };
+  const int half_bit = int(bits) + span - 24 - 1;  // the rounding's half, in units
+  const double sign = negative ? -1.0 : 1.0;
+  std::vector<In> x(std::size_t(n), from_double<In>(sign * units(std::ldexp(double(m), span))));
+  x[std::size_t(small_at)] = from_double<In>(sign * units((1 << (p - 1)) + 1));
+  x[std::size_t((small_at + 1) % n)] = from_double<In>(-sign * units(1 << (p - 1)));
+  x[std::size_t((small_at + 2) % n)] = from_double<In>(sign * units(std::ldexp(1.0, half_bit)));
+  return x;
+}
+
 }  // namespace gpureduce::testing

@@ -13,22 +13,12 @@
 #include "common/exact_inputs.hpp"
 #include "common/mpfr_oracle.hpp"
 #include "gpu/common.cuh"
+#include "gpu/correctly_rounded_common.cuh"
 #include "gpureduce/detail/exact/exact_args.cuh"
 #include "gpureduce/detail/exact/exact_sum.hpp"
 
 namespace gpureduce::testing {
 namespace {
-
-Options correctly_rounded(Options o = {}) {
-  o.accuracy = Accuracy::correctly_rounded;
-  return o;
-}
-
-template <class T>
-bool same_result(const T& got, const T& oracle) {
-  if (std::isnan(oracle)) return same_bits(got, std::numeric_limits<T>::quiet_NaN());
-  return same_bits(got, oracle);
-}
 
 // One input on the device (at d_in + offset) and its oracle.
 template <class In, class Out>
@@ -379,31 +369,7 @@ void seeded_bits(const char* pair) {
 // W exponent fields: W = 53 - precision - ceil(log2 n) (float 24, bfloat16 8), 74 - ceil(log2 n)
 // for doubles. These inputs need every bit of that accumulator at span W and one bit more at
 // W + 1, where only the general path is exact; a window one field too wide fails them.
-// Float family: n - 3 large terms, one power of two and two terms of the lowest field summing to
-// one unit, so that the exact sum lies one unit above a tie of the float result's rounding; a
-// double that drops that unit (the sum takes 54 bits at W + 1) rounds the tie to even, down.
-template <class In>
-std::vector<In> one_unit_above_a_tie(int log2_n, int span, int small_at, bool negative) {
-  constexpr int p = Bits<In>::kMantissa + 1;
-  const std::int64_t n = std::int64_t(1) << log2_n, large_count = n - 3;
-  // The largest significand whose n - 3 copies leave the bits below the result's last kept one
-  // (24 bits of float) zero, the kept last bit too: their sum is an even float.
-  std::int64_t m = (std::int64_t(1) << p) - 1, bits = 0;
-  for (;; --m) {
-    bits = 64 - __builtin_clzll(std::uint64_t(large_count * m));
-    const int zeros = bits + 1 > 24 ? bits + 1 - 24 : 0;
-    if ((large_count * m) % (std::int64_t(1) << zeros) == 0) break;
-  }
-  const int lowest_field = 132 - span;  // the large terms near 2^5
-  const auto units = [&](double count) { return std::ldexp(count, lowest_field - 127 - (p - 1)); };
-  const int half_bit = int(bits) + span - 24 - 1;  // the rounding's half, in units
-  const double sign = negative ? -1.0 : 1.0;
-  std::vector<In> x(std::size_t(n), from_double<In>(sign * units(std::ldexp(double(m), span))));
-  x[std::size_t(small_at)] = from_double<In>(sign * units((1 << (p - 1)) + 1));
-  x[std::size_t((small_at + 1) % n)] = from_double<In>(-sign * units(1 << (p - 1)));
-  x[std::size_t((small_at + 2) % n)] = from_double<In>(sign * units(std::ldexp(1.0, half_bit)));
-  return x;
-}
+// Float family: one_unit_above_a_tie (common/exact_inputs.hpp).
 // Doubles: n - 1 terms of the largest mantissa and one of the lowest field: at W + 1 their
 // integer sum reaches 2^127, past a signed 128-bit integer.
 std::vector<double> filling_128_bits(int log2_n, int span, int small_at, bool negative) {

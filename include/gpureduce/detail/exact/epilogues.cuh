@@ -113,14 +113,13 @@ __device__ __forceinline__ bool arrive_last(unsigned* ticket) {
 // acq_rel ticket, which publishes them all (release is cumulative: cooperative groups' grid sync
 // likewise has one thread fence after the block's barrier); no fence per lane, which would cost a
 // sequentially consistent fence ('Ticket' in docs/tuning.md).
-template <class Family, class In, class Out>
-__device__ __forceinline__ void add_block_into_grid(const ExactArgs<In, Out>& args,
-                                                    BlockExact<Family>& shared, std::int64_t items) {
+template <class Family>
+__device__ __forceinline__ void add_block_state_into(long long* target, BlockExact<Family>& shared,
+                                                     std::int64_t items) {
   constexpr int L = Family::kLimbs;
   __syncwarp();  // the state's last words may be thread 0's (the seed rungs' combine)
   const int lane = int(threadIdx.x);
-  auto* grid = reinterpret_cast<unsigned long long*>(
-      args.template grid_state<Family>(int(blockIdx.x % kGridStates)));
+  auto* grid = reinterpret_cast<unsigned long long*>(target);
   long long carry_into_pass = 0;
 #pragma unroll
   for (int base = 0; base < L; base += 32) {
@@ -132,6 +131,22 @@ __device__ __forceinline__ void add_block_into_grid(const ExactArgs<In, Out>& ar
     const long long count = block_count(shared, items, lane);
     if (count != 0) atomicAdd(grid + L + lane, static_cast<unsigned long long>(count));
   }
+}
+template <class Family, class In, class Out>
+__device__ __forceinline__ void add_block_into_grid(const ExactArgs<In, Out>& args,
+                                                    BlockExact<Family>& shared, std::int64_t items) {
+  add_block_state_into(args.template grid_state<Family>(int(blockIdx.x % kGridStates)), shared,
+                       items);
+}
+
+// A state of global memory, other blocks' adds into it complete and visible, taken out into
+// `total` (shared) with atomicExch(0), which leaves it zero. The caller synchronises before
+// reading `total`.
+template <class Family>
+__device__ __forceinline__ void take_state_out(long long* source, ExactState<Family>& total) {
+  for (int w = int(threadIdx.x); w < ExactState<Family>::kWords; w += int(blockDim.x))
+    words_of(total)[w] = static_cast<long long>(
+        atomicExch(reinterpret_cast<unsigned long long*>(source + w), 0ull));
 }
 
 // The last block takes every word of every copy of the grid's state out into `total` (shared)

@@ -78,4 +78,18 @@ struct ExactArgs {
   }
 };
 
+// The inputs one block sums: the share of block `rank` of `blocks` of in[0, n) (the vectorized
+// rung's order; the seed rungs' grid-stride), so a kernel can sum a grid's share or a range alone.
+template <class In>
+struct InputShare {
+  const In* in;
+  std::int64_t n;
+  std::int64_t rank;
+  std::int64_t blocks;
+};
+template <class In, class Out>
+__device__ __forceinline__ InputShare<In> grid_share(const ExactArgs<In, Out>& args) {
+  return {args.d_in, args.num_items, std::int64_t(blockIdx.x), std::int64_t(gridDim.x)};
+}
+
 }  // namespace gpureduce::detail::exact

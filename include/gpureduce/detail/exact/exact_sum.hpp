@@ -62,6 +62,28 @@ int exact_state_words();
 template <class In, class Out>
 cudaError_t round_exact_state(const long long* d_state, Out* d_out, cudaStream_t stream);
 
+// A correctly rounded segmented sum (DeviceSegmentedReduce::Sum, FixedSizeSum), validated by the
+// segmented dispatch: offsets begin/end, or fixed-size segments (begin null) of segment_size.
+struct SegmentedExactCall {
+  void* temp;
+  const void* d_in;
+  void* d_out;
+  std::int64_t num_segments;
+  const std::int64_t* begin;
+  const std::int64_t* end;
+  std::int64_t segment_size;
+  cudaStream_t stream;
+  Options options;
+};
+// Split segments a call gives a slot of its own at most (the rest run on one block each, with the
+// same bits): segmented_sum.cuh's kSegmentSlots; a test hook lowers it.
+inline std::int64_t segmented_slots_limit = 4096;
+// Its temp storage (a function of num_segments only), and the call (segmented_sum.cuh).
+template <class In, class Out>
+std::size_t segmented_exact_temp_bytes(std::int64_t num_segments);
+template <class In, class Out>
+cudaError_t segmented_exact_sum(const SegmentedExactCall& call);
+
 #define GPUREDUCE_FOR_EACH_CORRECTLY_ROUNDED_SUM(X) \
   X(float, float) X(float, double) X(double, double) X(__half, float) X(__nv_bfloat16, float)
 #define GPUREDUCE_EXTERN_EXACT(In, Out)                                                       \
@@ -70,7 +92,9 @@ cudaError_t round_exact_state(const long long* d_state, Out* d_out, cudaStream_t
                                                        long long*, std::int64_t, cudaStream_t, \
                                                        const Options&);                       \
   extern template int exact_state_words<In, Out>();                                           \
-  extern template cudaError_t round_exact_state<In, Out>(const long long*, Out*, cudaStream_t);
+  extern template cudaError_t round_exact_state<In, Out>(const long long*, Out*, cudaStream_t); \
+  extern template std::size_t segmented_exact_temp_bytes<In, Out>(std::int64_t);               \
+  extern template cudaError_t segmented_exact_sum<In, Out>(const SegmentedExactCall&);
 GPUREDUCE_FOR_EACH_CORRECTLY_ROUNDED_SUM(GPUREDUCE_EXTERN_EXACT)
 #undef GPUREDUCE_EXTERN_EXACT
 

@@ -64,12 +64,11 @@ __device__ __forceinline__ void end_of_combine(bool warp0_finishes) {
 // block adds the threads' sums into its state. The vectorized rung's warps add their lanes' sums
 // with shuffles into a row each (at once where the warp's windows lie close), warp 0 totals
 // the rows; the seed rungs sum each limb's column with their own block reduction.
-template <class Rung, int BLOCK, class Thread, class In, class Out>
-__device__ __forceinline__ void sum_float_thread(Thread& thread, const ExactArgs<In, Out>& args,
+template <class Rung, int BLOCK, class Thread, class In>
+__device__ __forceinline__ void sum_float_thread(Thread& thread, const InputShare<In>& share,
                                                  const BlockMemory<FloatFamily>& m) {
   BlockExact<FloatFamily>& shared = *m.exact;
-  sum_inputs<kVectorLoads<Rung>>(args.d_in, args.num_items, std::int64_t(blockIdx.x),
-                                 std::int64_t(gridDim.x), thread);
+  sum_inputs<kVectorLoads<Rung>>(share.in, share.n, share.rank, share.blocks, thread);
   if constexpr (kVectorLoads<Rung>) {
     std::int64_t n;
     int position;
@@ -97,29 +96,28 @@ __device__ __forceinline__ void sum_float_thread(Thread& thread, const ExactArgs
 }
 
 // Float family: each thread sums its inputs in its window and bins (or, for halves, one double).
-template <class Rung, int BLOCK, class In, class Out>
-__device__ __forceinline__ void sum_float_family(const ExactArgs<In, Out>& args,
+template <class Rung, int BLOCK, class In>
+__device__ __forceinline__ void sum_float_family(const InputShare<In>& share,
                                                  const BlockMemory<FloatFamily>& m) {
   if constexpr (std::is_same_v<In, __half>) {
     HalfSumThread thread(m.exact->state);
-    sum_float_thread<Rung, BLOCK>(thread, args, m);
+    sum_float_thread<Rung, BLOCK>(thread, share, m);
   } else {
     FloatWindowThread thread(reinterpret_cast<double*>(m.region) + threadIdx.x, int(blockDim.x),
                              m.exact->state);
-    sum_float_thread<Rung, BLOCK>(thread, args, m);
+    sum_float_thread<Rung, BLOCK>(thread, share, m);
   }
 }
 
 // Double family: each thread's window and double expansion (kWindow false: the expansion alone),
 // their remainders in the block's state as they come; at the end the vectorized rung merges the
 // expansions by halves, the seed rungs add their pieces limb by limb with their own block reduction.
-template <class Rung, int BLOCK, bool kWindow, class In, class Out>
-__device__ __forceinline__ void sum_double_family(const ExactArgs<In, Out>& args,
+template <class Rung, int BLOCK, bool kWindow, class In>
+__device__ __forceinline__ void sum_double_family(const InputShare<In>& share,
                                                   const BlockMemory<DoubleFamily>& m) {
   BlockExact<DoubleFamily>& shared = *m.exact;
   DoubleExpansionThread<kWindow> thread(shared.state);
-  sum_inputs<kVectorLoads<Rung>>(args.d_in, args.num_items, std::int64_t(blockIdx.x),
-                                 std::int64_t(gridDim.x), thread);
+  sum_inputs<kVectorLoads<Rung>>(share.in, share.n, share.rank, share.blocks, thread);
   if constexpr (kVectorLoads<Rung>) {
     thread.fold();
     thread.note_sign_of_zero();
@@ -180,12 +178,13 @@ __device__ __forceinline__ void finish_block(const ExactArgs<In, Out>& args,
   }
 }
 
-// The block's exact state of its share of the inputs, in shared memory (after the launch's
-// wait). kAtomicOnly: automatic's kernels, built with the atomic epilogue alone (less code on the
-// path, and in the instruction cache). kDoubleWindow: doubles take the window (DoubleThreadSum).
+// The block's exact state of its share of the inputs (the grid's share of args by default; a
+// segment's range for segmented sums), in shared memory (after the launch's wait). kAtomicOnly:
+// automatic's kernels, built with the atomic epilogue alone (less code on the path, and in the
+// instruction cache). kDoubleWindow: doubles take the window (DoubleThreadSum).
 template <class Rung, int BLOCK, class In, class Out, bool kAtomicOnly, bool kDoubleWindow = true>
 __device__ __forceinline__ BlockExact<family_of<In>>& exact_block_state(
-    const ExactArgs<In, Out>& args) {
+    const ExactArgs<In, Out>& args, const InputShare<In>& share) {
   using Family = family_of<In>;
   extern __shared__ __align__(16) unsigned char exact_shared[];
   BlockMemory<Family> m;
@@ -199,9 +198,15 @@ __device__ __forceinline__ BlockExact<family_of<In>>& exact_block_state(
   m.warp0_finishes = warp0_takes_state_on<kAtomicOnly>(args);
   m.exact->clear(m.slots);
   __syncthreads();
-  if constexpr (std::is_same_v<Family, FloatFamily>) sum_float_family<Rung, BLOCK>(args, m);
-  else sum_double_family<Rung, BLOCK, kDoubleWindow>(args, m);
+  if constexpr (std::is_same_v<Family, FloatFamily>) sum_float_family<Rung, BLOCK>(share, m);
+  else sum_double_family<Rung, BLOCK, kDoubleWindow>(share, m);
   return *m.exact;
+}
+template <class Rung, int BLOCK, class In, class Out, bool kAtomicOnly, bool kDoubleWindow = true>
+__device__ __forceinline__ BlockExact<family_of<In>>& exact_block_state(
+    const ExactArgs<In, Out>& args) {
+  return exact_block_state<Rung, BLOCK, In, Out, kAtomicOnly, kDoubleWindow>(args,
+                                                                             grid_share(args));
 }
 
 // The body of every first-pass kernel: the block's state, then its pipeline's epilogue.

@@ -39,13 +39,38 @@ struct Call {
   bool exact;  // integer sums, Min, Max, ArgMin, ArgMax: correctly_rounded changes nothing
   cudaStream_t stream;
   Options options;
+  // Sum or FixedSizeSum (not Reduce): Accuracy::correctly_rounded may take the exact engine.
+  bool sum_entry = false;
 };
 
 template <class P>
 using item_shape = Shape<sizeof(typename P::In)>;
 
+// A floating Sum of a raw array whose (input, output) pair the exact engine rounds correctly
+// (exact/segmented_sum.cuh, compiled into the library).
+template <class P>
+inline constexpr bool kCorrectlyRoundable =
+    is_sum_op_v<typename P::Op> && exact::kCorrectlyRoundedPair<typename P::In, typename P::Out> &&
+    std::is_same_v<typename P::Source, ArraySource<typename P::In, typename P::Accum>>;
+template <class P>
+bool takes_exact_engine(const Call<P>& c) {
+  return kCorrectlyRoundable<P> && c.sum_entry && c.options.accuracy == Accuracy::correctly_rounded;
+}
+template <class P>
+cudaError_t run_exact(const Call<P>& c) {
+  if constexpr (kCorrectlyRoundable<P>) {
+    return exact::segmented_exact_sum<typename P::In, typename P::Out>(exact::SegmentedExactCall{
+        c.temp, c.source.data, c.out, c.num_segments, c.fixed ? nullptr : c.begin,
+        c.fixed ? nullptr : c.end, c.segment_size, c.stream, c.options});
+  } else {
+    return fail(cudaErrorInvalidValue, "gpureduce: not correctly roundable");  // never taken
+  }
+}
+
 // The Options a segmented call accepts: its own mapping runs the vectorized rung's block order,
 // so strategy and pipeline only name what it does; grid_blocks caps every grid (tests use it).
+// exact: the result is exact whatever the order (integer sums, Min, Max, ArgMin, ArgMax), or the
+// call is a floating Sum the exact engine rounds correctly; either way correctly_rounded is taken.
 inline cudaError_t check_options(const Options& o, bool exact) {
   if (o.strategy != Strategy::automatic && o.strategy != Strategy::vectorized)
     return fail(cudaErrorInvalidValue, "gpureduce: segmented reductions run their own mapping "
@@ -67,9 +92,10 @@ inline cudaError_t check_options(const Options& o, bool exact) {
     return fail(cudaErrorInvalidValue, "gpureduce: invalid Options::accuracy");
   if (o.accuracy == Accuracy::correctly_rounded && !exact)
     return fail(cudaErrorInvalidValue,
-                "gpureduce: segmented floating sums and Reduce are not correctly rounded yet "
-                "(Accuracy::correctly_rounded is refused; integer sums, Min, Max, ArgMin and "
-                "ArgMax are exact and accept it)");
+                "gpureduce: segmented Reduce with a floating accumulator cannot be correctly "
+                "rounded (Accuracy::correctly_rounded takes Sum of float, float -> double, "
+                "double, half and bfloat16 -> float, and the exact integer sums, Min, Max, ArgMin "
+                "and ArgMax)");
   return cudaSuccess;
 }
 
@@ -172,6 +198,9 @@ GeneralLayout general_layout_of(const Call<P>& c) {
 
 template <class P>
 std::size_t temp_bytes_for(const Call<P>& c) {
+  if constexpr (kCorrectlyRoundable<P>)
+    if (takes_exact_engine(c))
+      return exact::segmented_exact_temp_bytes<typename P::In, typename P::Out>(c.num_segments);
   if (c.fixed) return fixed_plan<P>(c.num_segments, c.segment_size).temp_bytes;
   if (runs_few(c.num_segments)) return few_layout(c.num_segments, sizeof(typename P::Accum)).total;
   return general_layout_of(c).total;
@@ -399,7 +428,7 @@ cudaError_t run_fixed(const Call<P>& c) {
 // Validates, answers a size query, or runs. Nothing is written unless every check passed.
 template <class P>
 cudaError_t reduce_segments(const Call<P>& c) {
-  cudaError_t error = check_options(c.options, c.exact);
+  cudaError_t error = check_options(c.options, c.exact || (kCorrectlyRoundable<P> && c.sum_entry));
   if (error == cudaSuccess) error = check_counts(c);
   if (error != cudaSuccess) return error;
   if (c.temp_bytes == nullptr)
@@ -413,6 +442,7 @@ cudaError_t reduce_segments(const Call<P>& c) {
   error = check_pointers(c);
   if (error != cudaSuccess) return error;
   if (*c.temp_bytes < need) return fail(cudaErrorInvalidValue, kTempTooSmall);
+  if (takes_exact_engine(c)) return run_exact(c);
   if (c.fixed) return run_fixed(c);
   return runs_few(c.num_segments) ? run_few(c) : run_general(c);
 }
