@@ -454,22 +454,6 @@ std::size_t segmented_exact_temp_bytes(std::int64_t num_segments) {
   return segmented_exact_layout<family_of<In>>(num_segments).total;
 }
 
-// One wave of `kernel`'s resident blocks (with `shared` bytes of dynamic shared memory), at most
-// Options::grid_blocks.
-inline cudaError_t exact_wave(const segmented::Device& d, const void* kernel, int threads,
-                              std::size_t shared, const Options& options, unsigned& grid) {
-  int resident = 0;
-  const cudaError_t error = resident_blocks_per_sm(d.context, kernel, threads, shared, resident);
-  if (error != cudaSuccess) return error;
-  if (resident < 1)
-    return fail(cudaErrorInvalidValue, "gpureduce: a correctly rounded segmented kernel cannot "
-                                       "run on this device (occupancy 0)");
-  std::int64_t g = std::int64_t(resident) * d.facts.multiprocessors;
-  if (options.grid_blocks > 0 && options.grid_blocks < g) g = options.grid_blocks;
-  grid = unsigned(g);
-  return cudaSuccess;
-}
-
 template <class In, class Out>
 SegmentedExactArgs<In, Out> segmented_exact_args(const SegmentedExactCall& c,
                                                  const SegmentedExactLayout& l) {
@@ -501,11 +485,11 @@ cudaError_t segmented_exact_sum(const SegmentedExactCall& c) {
   unsigned split_grid = 1, whole_grid = 1;
   cudaError_t error = seg::find_device(c.stream, reinterpret_cast<const void*>(kWhole), d);
   if (error == cudaSuccess)
-    error = exact_wave(d, reinterpret_cast<const void*>(kSplit), kAutomaticBlockThreads,
-                       split_shared, c.options, split_grid);
+    error = seg::grid_for(d, reinterpret_cast<const void*>(kSplit), c.options, INT64_MAX,
+                          split_grid, 0, kAutomaticBlockThreads, split_shared);
   if (error == cudaSuccess)
-    error = exact_wave(d, reinterpret_cast<const void*>(kWhole), kWholeBlockThreads, whole_shared,
-                       c.options, whole_grid);
+    error = seg::grid_for(d, reinterpret_cast<const void*>(kWhole), c.options, INT64_MAX,
+                          whole_grid, 0, kWholeBlockThreads, whole_shared);
   if (error != cudaSuccess) return error;
   const auto a = segmented_exact_args<In, Out>(c, l);
   const auto shape = [&](std::int64_t grid, std::size_t bytes, int threads = 256) {

@@ -225,12 +225,14 @@ inline cudaError_t find_device(cudaStream_t stream, const void* kernel, Device& 
   return error;
 }
 
-// One wave of `kernel`'s resident blocks (at most `per_sm` an SM, if given), at most `useful` and
-// Options::grid_blocks, at least 1.
+// One wave of `kernel`'s resident blocks (at most `per_sm` an SM, if given; blocks of `threads`
+// with `shared` bytes of dynamic shared memory), at most `useful` and Options::grid_blocks, at
+// least 1.
 inline cudaError_t grid_for(const Device& d, const void* kernel, const Options& options,
-                            std::int64_t useful, unsigned& grid, int per_sm = 0) {
+                            std::int64_t useful, unsigned& grid, int per_sm = 0,
+                            int threads = kBlockThreads, std::size_t shared = 0) {
   int resident = 0;
-  const cudaError_t error = resident_blocks_per_sm(d.context, kernel, kBlockThreads, 0, resident);
+  const cudaError_t error = resident_blocks_per_sm(d.context, kernel, threads, shared, resident);
   if (error != cudaSuccess) return error;
   if (resident < 1)
     return fail(cudaErrorInvalidValue, "gpureduce: a segmented kernel cannot run on this device "
