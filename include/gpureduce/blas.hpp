@@ -7,6 +7,11 @@
 // cudaErrorInvalidValue, a message (last_error_message) and nothing written. Shipped for
 // T = float, double, __half, __nv_bfloat16; Out = T for float and double, float for the 16-bit
 // types. docs/level1.md: accuracy of each and how it differs from cuBLAS.
+//
+// Options::accuracy = Accuracy::correctly_rounded: Dot, SumSquares and SumAbs return the exact
+// sum of their terms rounded once (the same bits for every plan and order), for every T (a
+// product of doubles summed exactly, underflow and overflow included); Norm2 refuses it
+// (cudaErrorInvalidValue).
 #pragma once
 
 #include <cstddef>

@@ -343,7 +343,7 @@ TEST_F(Level1Blas, BadInputRejectedNothingWritten) {
   EXPECT_EQ((Blas1::Norm2<float, float>)(temp.get(), bytes, x.get(), out.get(), -1), cudaErrorInvalidValue);
   Options cr;
   cr.accuracy = Accuracy::correctly_rounded;
-  EXPECT_EQ((Blas1::SumAbs<float, float>)(temp.get(), bytes, x.get(), out.get(), 16, nullptr, cr), cudaErrorInvalidValue);
+  EXPECT_EQ((Blas1::Norm2<float, float>)(temp.get(), bytes, x.get(), out.get(), 16, nullptr, cr), cudaErrorInvalidValue);
   EXPECT_STRNE(last_error_message(), "");
   CUDA_OK(cudaDeviceSynchronize());
   EXPECT_TRUE(all_bytes_equal(device_bytes(reinterpret_cast<unsigned char*>(out.get()), 0, sizeof(float)), kPoisonByte));

@@ -56,14 +56,35 @@ __device__ __forceinline__ void atomic_add_scaled(ExactState<Family>& s, std::in
                 static_cast<unsigned long long>(pieces.value[k]));
 }
 
-// A finite double of the family, exactly, into `s`.
+// A finite double, exactly, into `s` (the double family's, or one of a lower unit).
 template <class Family>
 __device__ __forceinline__ void atomic_add_value(ExactState<Family>& s, double v) {
+  static_assert(kDoubleUnitOffset<Family> >= 0, "a double's unit is a whole number of the family's");
   if (v == 0) return;
   std::int64_t n;
   int p;
   integer_and_position(v, n, p);
-  atomic_add_scaled(s, n, p);
+  atomic_add_scaled(s, n, p + kDoubleUnitOffset<Family>);
+}
+
+// The exact product of two finite doubles into a state whose unit is 2^-2148 (ProductFamily):
+// their integers' 106-bit product, in two pieces of 53 bits, at the sum of their positions.
+template <class Family>
+__device__ __forceinline__ void atomic_add_exact_product(ExactState<Family>& s, double a, double b) {
+  static_assert(Family::kLsbExponent == 2 * -1074, "positions add in units of 2^-2148");
+  std::int64_t na, nb;
+  int pa, pb;
+  integer_and_position(a, na, pa);
+  integer_and_position(b, nb, pb);
+  const auto ua = static_cast<unsigned long long>(na < 0 ? -na : na);
+  const auto ub = static_cast<unsigned long long>(nb < 0 ? -nb : nb);
+  const unsigned long long low = ua * ub, high = __umul64hi(ua, ub);
+  constexpr unsigned long long kMask53 = (1ull << 53) - 1;
+  const bool negative = (na < 0) != (nb < 0);
+  const auto bottom = static_cast<std::int64_t>(low & kMask53);
+  const auto top = static_cast<std::int64_t>((high << 11) | (low >> 53));
+  atomic_add_scaled(s, negative ? -bottom : bottom, pa + pb);
+  atomic_add_scaled(s, negative ? -top : top, pa + pb + 53);
 }
 
 // The block-wide OR of every thread's `bits` into `into` (shared): a warp reduction, then one

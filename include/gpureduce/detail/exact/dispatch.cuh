@@ -17,6 +17,12 @@ inline constexpr Pipeline kAutomaticPipeline = Pipeline::atomic;
 // Double family: a block sums at most 2^30 inputs, so that the remainders its threads move into
 // its state (at most one piece below 2^32 per limb per input) cannot overflow a 64-bit limb.
 inline constexpr std::int64_t kMostItemsPerBlock = std::int64_t(1) << 30;
+// ... and at most 2^28 exact products of doubles (two terms each, or two pieces of 53 bits).
+template <class In>
+inline constexpr std::int64_t kMostItemsPerBlockOf = std::is_same_v<In, double> ? kMostItemsPerBlock
+                                                     : std::is_same_v<In, DoubleProducts>
+                                                         ? kMostItemsPerBlock / 4
+                                                         : 0;  // float family: no limit
 
 namespace rationale {
 inline constexpr const char* kOneBlock =
@@ -90,22 +96,24 @@ inline cudaError_t place_state(const ExactCall& c, const Choice& choice, std::si
 
 // The grid: every block's worth of work (vectors for vectorized loads, else items), capped by
 // occupancy, waves, the caller's grid_blocks and automatic's rule; double sums get at least one
-// block per kMostItemsPerBlock items. 0 when that cannot fit the cap.
-template <class Rung, class In>
+// block per kMostItemsPerBlock items. 0 when that cannot fit the cap. In is the summed type,
+// Loaded the type read (they differ for BLAS terms: blas1_sum.cuh).
+template <class Rung, class In, class Loaded = In>
 std::int64_t exact_grid(std::int64_t n, std::uintptr_t address, int block, std::int64_t cap,
                         std::int64_t target) {
   if (n == 0) return 1;
   std::int64_t units = n;
   if constexpr (kVectorLoads<Rung>) {
-    const VectorizedRung::Layout l = VectorizedRung::layout(address, sizeof(In), n);
+    const VectorizedRung::Layout l = VectorizedRung::layout(address, sizeof(Loaded), n);
     units = l.vectors > 0 ? l.vectors : 1;
   }
   std::int64_t grid = (units + block - 1) / block;
   grid = grid < cap ? grid : cap;
   grid = grid < target ? grid : target;
   grid = grid > 1 ? grid : 1;
-  if constexpr (std::is_same_v<In, double>) {
-    const std::int64_t least = (n + kMostItemsPerBlock - 1) / kMostItemsPerBlock;
+  if constexpr (kMostItemsPerBlockOf<In> > 0) {
+    constexpr std::int64_t most = kMostItemsPerBlockOf<In>;
+    const std::int64_t least = (n + most - 1) / most;
     if (grid < least) grid = least <= cap ? least : 0;
   }
   return grid;
@@ -114,7 +122,7 @@ std::int64_t exact_grid(std::int64_t n, std::uintptr_t address, int block, std::
 // A correctly rounded call's pipeline, its kernel's shared memory, and its grid: the caller's
 // pipeline or automatic's, checked against the device; the grid capped by occupancy, waves, the
 // cluster, the caller's grid_blocks and automatic's rule. `sizing_grid` is the grid for any
-// alignment of the input, by which temp storage is sized.
+// alignment of the input, by which temp storage is sized. In and Loaded as exact_grid's.
 struct ExactShape {
   Pipeline pipeline = Pipeline::atomic;
   std::size_t shared_bytes = 0;
@@ -122,7 +130,7 @@ struct ExactShape {
   std::int64_t sizing_grid = 0;
   bool window_ticket = false;  // the grid window's kernel: its blocks meet at a ticket on any grid
 };
-template <class Rung, class In>
+template <class Rung, class In, class Loaded = In>
 cudaError_t exact_shape(const ExactCall& c, const Choice& choice, const void* kernel,
                         ExactShape& shape) {
   const Options& o = c.options;
@@ -155,18 +163,18 @@ cudaError_t exact_shape(const ExactCall& c, const Choice& choice, const void* ke
   }
   if (o.grid_blocks > 0 && o.grid_blocks < cap) cap = o.grid_blocks;
   // automatic: one block up to kOneBlockBytes (no state to meet in), else the default rule.
-  const std::uint64_t bytes = std::uint64_t(c.num_items) * sizeof(In);
+  const std::uint64_t bytes = std::uint64_t(c.num_items) * sizeof(Loaded);
   const std::int64_t target = !choice.automatic_strategy || o.grid_blocks != 0 ? cap
                               : bytes <= kOneBlockBytes                ? 1
                                                                            : automatic_grid_target(bytes);
   const auto address = reinterpret_cast<std::uintptr_t>(c.d_in);
   shape.pipeline = pipeline;
-  shape.grid = exact_grid<Rung, In>(c.num_items, address, block, cap, target);
-  shape.sizing_grid = exact_grid<Rung, In>(c.num_items, 0, block, cap, target);
+  shape.grid = exact_grid<Rung, In, Loaded>(c.num_items, address, block, cap, target);
+  shape.sizing_grid = exact_grid<Rung, In, Loaded>(c.num_items, 0, block, cap, target);
   if (shape.grid == 0 || shape.sizing_grid == 0)
     return fail(cudaErrorInvalidValue,
-                "gpureduce: a correctly rounded double sum needs a block per 2^30 items, more "
-                "than this grid allows (raise Options::grid_blocks)");
+                "gpureduce: a correctly rounded double sum needs a block per 2^30 items (2^28 "
+                "products of doubles), more than this grid allows (raise Options::grid_blocks)");
   return cudaSuccess;
 }
 
@@ -214,11 +222,11 @@ inline cudaError_t fill_exact_plan(const ExactCall& c, const Choice& choice, con
 }
 
 // The launch: the state that must start zero placed (and zeroed, where nothing keeps it zero),
-// the kernel, and two_kernel's second kernel.
-template <class In, class Out>
+// the kernel (given `extra` after its ExactArgs), and two_kernel's second kernel.
+template <class In, class Out, class... Extra>
 cudaError_t launch_exact(const ExactCall& c, const Choice& choice,
-                         void (*kernel)(ExactArgs<In, Out>), const ExactShape& s,
-                         const ExactLaunches& l) {
+                         void (*kernel)(ExactArgs<In, Out>, Extra...), const ExactShape& s,
+                         const ExactLaunches& l, const Extra&... extra) {
   using Family = family_of<In>;
   auto* work = static_cast<unsigned char*>(c.d_temp_storage);
   StatePlace place;
@@ -241,7 +249,7 @@ cudaError_t launch_exact(const ExactCall& c, const Choice& choice,
                          LaunchShape{unsigned(s.grid), unsigned(choice.block_threads), s.shared_bytes,
                                      c.stream, cooperative, pdl, cluster_blocks},
                          "gpureduce: launching the correctly rounded sum",
-                         "gpureduce: after launching the correctly rounded sum", args);
+                         "gpureduce: after launching the correctly rounded sum", args, extra...);
   if (error != cudaSuccess || !l.second_kernel) return error;
   return launch_checked(exact_fold_kernel<In, Out>,
                         LaunchShape{1u, 256u, 0, c.stream, false, pdl},

@@ -27,17 +27,20 @@ __device__ __noinline__ void add_words(ExactState<Family>& state, double a, doub
 // atomics instead.
 inline constexpr double kMergeLimit = 0x1p1010;
 
-// Merges the expansion (hi, lo) into `e`: what two doubles cannot hold goes into `state`.
+// Merges the expansion (hi, lo) into `e`: what two doubles cannot hold goes into `state` (the
+// double family's, or the products' of a lower unit).
+template <class Family>
 __device__ __forceinline__ void merge_words(DoubleExpansion& e, double hi, double lo,
-                                            ExactState<DoubleFamily>& state) {
+                                            ExactState<Family>& state) {
   const double r1 = e.add(hi);
   const double r2 = e.add(lo);
   if (r1 != 0 || r2 != 0) add_words(state, r1, r2);
 }
 
 // The expansions of the first `lanes` lanes (the others zero) merged into lane 0's.
+template <class Family>
 __device__ __forceinline__ void merge_across_lanes(DoubleExpansion& e, int lanes,
-                                                   ExactState<DoubleFamily>& state) {
+                                                   ExactState<Family>& state) {
   const int lane = int(threadIdx.x & 31);
 #pragma unroll
   for (int d = 16; d > 0; d >>= 1) {
@@ -55,7 +58,8 @@ __device__ __forceinline__ void merge_across_lanes(DoubleExpansion& e, int lanes
 // block of 256 against 12 here, and at four blocks an SM the combine is bound by FP64 issue
 // (docs/tuning.md, 'The double combine by halves'). Ends with the state complete for warp 0
 // only: the caller synchronises the block.
-__device__ __forceinline__ void combine_expansions_by_halves(BlockExact<DoubleFamily>& shared,
+template <class Family>
+__device__ __forceinline__ void combine_expansions_by_halves(BlockExact<Family>& shared,
                                                              DoubleExpansion e, double* his,
                                                              double* los) {
   const int tid = int(threadIdx.x);
@@ -84,7 +88,7 @@ __device__ __forceinline__ void combine_expansions_by_halves(BlockExact<DoubleFa
     std::int64_t n;
     int p;
     integer_and_position(words[w], n, p);
-    add_scaled(shared.state.limb, n, p);
+    add_scaled(shared.state.limb, n, p + kDoubleUnitOffset<Family>);
   }
 }
 

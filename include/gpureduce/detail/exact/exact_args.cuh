@@ -10,6 +10,7 @@
 
 #include "../pipeline/temp_layout.cuh"
 #include "exact_state.hpp"
+#include "thread_inputs.cuh"
 
 namespace gpureduce::detail::exact {
 
@@ -80,12 +81,19 @@ struct ExactArgs {
 
 // The inputs one block sums: the share of block `rank` of `blocks` of in[0, n) (the vectorized
 // rung's order; the seed rungs' grid-stride), so a kernel can sum a grid's share or a range alone.
+// A share names the type its thread sums (Item) and feeds it (sum_into); blas1_sources.cuh has
+// shares whose items are terms computed from the inputs (|x|, x^2, x y).
 template <class In>
 struct InputShare {
+  using Item = In;
   const In* in;
   std::int64_t n;
   std::int64_t rank;
   std::int64_t blocks;
+  template <bool kVector, class Thread>
+  __device__ __forceinline__ void sum_into(Thread& thread) const {
+    sum_inputs<kVector>(in, n, rank, blocks, thread);
+  }
 };
 template <class In, class Out>
 __device__ __forceinline__ InputShare<In> grid_share(const ExactArgs<In, Out>& args) {

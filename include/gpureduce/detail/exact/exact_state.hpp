@@ -29,6 +29,16 @@ struct DoubleFamily {
   static constexpr int kLsbExponent = -1074;
   static constexpr int kLimbs = 68;
 };
+// Exact products of two doubles (correctly rounded Dot and SumSquares of doubles): integers of up
+// to 106 bits times 2^-2148 (the square of double's unit) up to 2^2048; 136 limbs reach
+// 2^(4352) units, past those 4196 bits plus 2^62 items' worth of carries.
+struct ProductFamily {
+  static constexpr int kLsbExponent = -2148;
+  static constexpr int kLimbs = 136;
+};
+// Where a double's integer_and_position (units of 2^-1074) lands in a family of a lower unit.
+template <class Family>
+inline constexpr int kDoubleUnitOffset = -1074 - Family::kLsbExponent;
 
 enum Count : int {
   kItems = 0,           // inputs summed

@@ -64,11 +64,11 @@ __device__ __forceinline__ void end_of_combine(bool warp0_finishes) {
 // block adds the threads' sums into its state. The vectorized rung's warps add their lanes' sums
 // with shuffles into a row each (at once where the warp's windows lie close), warp 0 totals
 // the rows; the seed rungs sum each limb's column with their own block reduction.
-template <class Rung, int BLOCK, class Thread, class In>
-__device__ __forceinline__ void sum_float_thread(Thread& thread, const InputShare<In>& share,
+template <class Rung, int BLOCK, class Thread, class Share>
+__device__ __forceinline__ void sum_float_thread(Thread& thread, const Share& share,
                                                  const BlockMemory<FloatFamily>& m) {
   BlockExact<FloatFamily>& shared = *m.exact;
-  sum_inputs<kVectorLoads<Rung>>(share.in, share.n, share.rank, share.blocks, thread);
+  share.template sum_into<kVectorLoads<Rung>>(thread);
   if constexpr (kVectorLoads<Rung>) {
     std::int64_t n;
     int position;
@@ -96,10 +96,10 @@ __device__ __forceinline__ void sum_float_thread(Thread& thread, const InputShar
 }
 
 // Float family: each thread sums its inputs in its window and bins (or, for halves, one double).
-template <class Rung, int BLOCK, class In>
-__device__ __forceinline__ void sum_float_family(const InputShare<In>& share,
+template <class Rung, int BLOCK, class Share>
+__device__ __forceinline__ void sum_float_family(const Share& share,
                                                  const BlockMemory<FloatFamily>& m) {
-  if constexpr (std::is_same_v<In, __half>) {
+  if constexpr (std::is_same_v<typename Share::Item, __half>) {
     HalfSumThread thread(m.exact->state);
     sum_float_thread<Rung, BLOCK>(thread, share, m);
   } else {
@@ -109,23 +109,33 @@ __device__ __forceinline__ void sum_float_family(const InputShare<In>& share,
   }
 }
 
-// Double family: each thread's window and double expansion (kWindow false: the expansion alone),
+// Double family (and exact products of doubles, whose unit is lower): each thread's window and
+// double expansion (kWindow false: the expansion alone),
 // their remainders in the block's state as they come; at the end the vectorized rung merges the
 // expansions by halves, the seed rungs add their pieces limb by limb with their own block reduction.
-template <class Rung, int BLOCK, bool kWindow, class In>
-__device__ __forceinline__ void sum_double_family(const InputShare<In>& share,
-                                                  const BlockMemory<DoubleFamily>& m) {
-  BlockExact<DoubleFamily>& shared = *m.exact;
-  DoubleExpansionThread<kWindow> thread(shared.state);
-  sum_inputs<kVectorLoads<Rung>>(share.in, share.n, share.rank, share.blocks, thread);
+template <class Rung, int BLOCK, bool kWindow, class Share, class Family>
+__device__ __forceinline__ void sum_double_family(const Share& share, const BlockMemory<Family>& m) {
+  BlockExact<Family>& shared = *m.exact;
+  DoubleExpansionThread<kWindow, Family> thread(shared.state);
+  share.template sum_into<kVectorLoads<Rung>>(thread);
   if constexpr (kVectorLoads<Rung>) {
-    thread.fold();
-    thread.note_sign_of_zero();
-    block_or(thread.seen, shared.seen);
     // the region (a column of integers for the seed rungs) and the warps' slots hold a double a
     // thread each
-    combine_expansions_by_halves(shared, thread.expansion, reinterpret_cast<double*>(m.region),
-                                 reinterpret_cast<double*>(m.slots));
+    auto* his = reinterpret_cast<double*>(m.region);
+    auto* los = reinterpret_cast<double*>(m.slots);
+    thread.fold();
+    thread.note_sign_of_zero();
+    constexpr bool kProducts = !std::is_same_v<Family, DoubleFamily>;
+    if constexpr (kProducts) {
+      thread.low.note_sign_of_zero();
+      thread.seen |= thread.low.seen;
+    }
+    block_or(thread.seen, shared.seen);
+    if constexpr (kProducts) {  // the lo terms' expansions first, apart (DoubleExpansionThread)
+      combine_expansions_by_halves(shared, thread.low.expansion, his, los);
+      __syncthreads();
+    }
+    combine_expansions_by_halves(shared, thread.expansion, his, los);
     end_of_combine(m.warp0_finishes);
   } else {
     Pieces pieces[2];
@@ -179,12 +189,15 @@ __device__ __forceinline__ void finish_block(const ExactArgs<In, Out>& args,
 }
 
 // The block's exact state of its share of the inputs (the grid's share of args by default; a
-// segment's range for segmented sums), in shared memory (after the launch's wait). kAtomicOnly:
-// automatic's kernels, built with the atomic epilogue alone (less code on the path, and in the
-// instruction cache). kDoubleWindow: doubles take the window (DoubleThreadSum).
-template <class Rung, int BLOCK, class In, class Out, bool kAtomicOnly, bool kDoubleWindow = true>
+// segment's range for segmented sums; a share of BLAS terms), in shared memory (after the launch's
+// wait). In is the type the threads sum (the share's Item). kAtomicOnly: automatic's kernels,
+// built with the atomic epilogue alone (less code on the path, and in the instruction cache).
+// kDoubleWindow: doubles take the window (DoubleThreadSum).
+template <class Rung, int BLOCK, class In, class Out, bool kAtomicOnly, bool kDoubleWindow = true,
+          class Share = InputShare<In>>
 __device__ __forceinline__ BlockExact<family_of<In>>& exact_block_state(
-    const ExactArgs<In, Out>& args, const InputShare<In>& share) {
+    const ExactArgs<In, Out>& args, const Share& share) {
+  static_assert(std::is_same_v<typename Share::Item, In>, "the share feeds the summed type");
   using Family = family_of<In>;
   extern __shared__ __align__(16) unsigned char exact_shared[];
   BlockMemory<Family> m;

@@ -21,6 +21,13 @@ template <>
 struct FamilyOf<double> {
   using type = DoubleFamily;
 };
+// What the threads of a correctly rounded Dot or SumSquares of doubles sum: exact products of two
+// doubles (blas1_shares.cuh), fed as doubles where they are the sum of two, else added exactly.
+struct DoubleProducts {};
+template <>
+struct FamilyOf<DoubleProducts> {
+  using type = ProductFamily;
+};
 template <class In>
 using family_of = typename FamilyOf<In>::type;
 
@@ -328,15 +335,21 @@ struct HalfSumThread {
 
 // Double inputs (double_thread.hpp): batches that fit a window of exponents in three double adds
 // an input, the rest through a two-word expansion; what neither holds into the block's state.
+template <class Family = DoubleFamily>
 struct BlockStateSink {
-  ExactState<DoubleFamily>* block;
+  ExactState<Family>* block;
   __device__ __forceinline__ void operator()(double v) const { atomic_add_value(*block, v); }
 };
 
-template <bool kWindow>
-struct DoubleExpansionThread : DoubleThreadSum<BlockStateSink, kWindow> {
-  __device__ explicit DoubleExpansionThread(ExactState<DoubleFamily>& state)
-      : DoubleThreadSum<BlockStateSink, kWindow>(BlockStateSink{&state}) {}
+// `low`: exact products of doubles only (ProductFamily), their lo terms (blas1_shares.cuh), some
+// 53 binades under the hi terms, in an expansion of their own and combined by the block apart:
+// hi and lo together carry up to 106 bits a product, more than one two-word expansion holds.
+template <bool kWindow, class Family = DoubleFamily>
+struct DoubleExpansionThread : DoubleThreadSum<BlockStateSink<Family>, kWindow> {
+  DoubleThreadSum<BlockStateSink<Family>, false> low;
+  __device__ explicit DoubleExpansionThread(ExactState<Family>& state)
+      : DoubleThreadSum<BlockStateSink<Family>, kWindow>(BlockStateSink<Family>{&state}),
+        low(BlockStateSink<Family>{&state}) {}
   // The end: the window folded, the expansion's two words as pieces on the limb grid, for the
   // block's combine.
   __device__ __forceinline__ void finish(Pieces (&pieces)[2]) {
@@ -348,7 +361,7 @@ struct DoubleExpansionThread : DoubleThreadSum<BlockStateSink, kWindow> {
       std::int64_t n = 0;
       int p = 0;
       if (words[w] != 0) integer_and_position(words[w], n, p);
-      pieces[w] = pieces_of(n, p);
+      pieces[w] = pieces_of(n, p + kDoubleUnitOffset<Family>);
     }
   }
 };

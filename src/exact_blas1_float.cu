@@ -1,0 +1,12 @@
+// Compiled correctly rounded BLAS level-1 sums (Dot, SumSquares, SumAbs) of float. One file per input
+// type so the build parallelises.
+#include "gpureduce/detail/exact/blas1_sum.cuh"
+
+namespace gpureduce::detail::exact {
+#define GPUREDUCE_INSTANTIATE_BLAS1_EXACT(Term, T, Out)                          \
+  template cudaError_t reduce_blas1_exact<Blas1Term::Term, T, Out>(const ExactCall&, const T*);
+GPUREDUCE_INSTANTIATE_BLAS1_EXACT(magnitude, float, float)
+GPUREDUCE_INSTANTIATE_BLAS1_EXACT(square, float, float)
+GPUREDUCE_INSTANTIATE_BLAS1_EXACT(product, float, float)
+#undef GPUREDUCE_INSTANTIATE_BLAS1_EXACT
+}  // namespace gpureduce::detail::exact

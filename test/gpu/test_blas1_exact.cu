@@ -1,0 +1,345 @@
+// Blas1::Dot, SumSquares and SumAbs with Accuracy::correctly_rounded on the GPU against MPFR: the
+// exact sum of the terms x_i y_i, x_i^2 or |x_i| rounded once, bitwise, for every built pair,
+// every input shape of the correctly rounded suite (test/common/exact_inputs.hpp), sizes around
+// the block and vector boundaries, x and y at every relative alignment; the same bits from every
+// pipeline, block size and grid and under permutations; what is not built refused with nothing
+// written. The oracle: MPFR's mpfr_sum of the terms, computed in double on the host where each is
+// exact (the float family's products and squares, checked with an FMA; |x|), else by mpfr_mul at
+// 106 bits (products of doubles).
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "common/exact_inputs.hpp"
+#include "common/mpfr_oracle.hpp"
+#include "gpu/common.cuh"
+#include "gpu/correctly_rounded_common.cuh"
+#include "gpureduce/blas.hpp"
+
+namespace gpureduce::testing {
+namespace {
+
+enum class Term { dot, sum_squares, sum_abs };
+const char* term_name(Term t) {
+  return t == Term::dot ? "Dot" : t == Term::sum_squares ? "SumSquares" : "SumAbs";
+}
+template <class T>
+using blas_out_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
+// The call's terms, each exact in double (a product of two float-family values has at most 48
+// significant bits; |x| is x): the FMA's residual of a finite product is zero.
+template <class T>
+std::vector<double> exact_terms(Term term, const std::vector<T>& x, const std::vector<T>& y) {
+  std::vector<double> terms(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double a = to_double(x[i]);
+    const double b = term == Term::dot ? to_double(y[i]) : a;
+    const double t = term == Term::sum_abs ? std::fabs(a) : a * b;
+    if (term != Term::sum_abs && std::isfinite(t)) EXPECT_EQ(std::fma(a, b, -t), 0.0) << "inexact term";
+    terms[i] = t;
+  }
+  return terms;
+}
+
+// The exact sum of x_i y_i for doubles, rounded once: each product exact at 106 bits (mpfr_mul),
+// summed exactly at 4400 bits (products lie within 2^-2148 .. 2^2048), chunk by chunk.
+double correctly_rounded_double_dot(const std::vector<double>& x, const std::vector<double>& y) {
+  const std::size_t n = x.size(), chunk = 1 << 16;
+  if (n == 0) return 0.0;
+  std::vector<__mpfr_struct> terms(std::min(n, chunk));
+  std::vector<mpfr_ptr> pointers(terms.size());
+  for (std::size_t i = 0; i < terms.size(); ++i) mpfr_init2(&terms[i], 106), pointers[i] = &terms[i];
+  mpfr_t a, b, part, total;
+  mpfr_inits2(53, a, b, static_cast<mpfr_ptr>(nullptr));
+  mpfr_inits2(4400, part, total, static_cast<mpfr_ptr>(nullptr));
+  mpfr_set_zero(total, -1);  // -0: a sum of only -0 products stays -0
+  for (std::size_t begin = 0; begin < n; begin += chunk) {
+    const std::size_t count = std::min(chunk, n - begin);
+    for (std::size_t i = 0; i < count; ++i) {
+      mpfr_set_d(a, x[begin + i], MPFR_RNDN);
+      mpfr_set_d(b, y[begin + i], MPFR_RNDN);
+      EXPECT_EQ(mpfr_mul(&terms[i], a, b, MPFR_RNDN), 0) << "inexact product";
+    }
+    mpfr_sum(part, pointers.data(), static_cast<unsigned long>(count), MPFR_RNDN);
+    mpfr_add(total, total, part, MPFR_RNDN);
+  }
+  const double out = mpfr_get_d(total, MPFR_RNDN);
+  mpfr_clears(a, b, part, total, static_cast<mpfr_ptr>(nullptr));
+  for (auto& t : terms) mpfr_clear(&t);
+  return out;
+}
+
+template <class T>
+cudaError_t call(Term term, void* temp, std::size_t& bytes, const T* x, const T* y,
+                 blas_out_t<T>* out, std::int64_t n, const Options& o) {
+  switch (term) {
+    case Term::dot: return Blas1::Dot(temp, bytes, x, y, out, n, nullptr, o);
+    case Term::sum_squares: return Blas1::SumSquares(temp, bytes, x, out, n, nullptr, o);
+    default: return Blas1::SumAbs(temp, bytes, x, out, n, nullptr, o);
+  }
+}
+
+// One call with fresh temp storage (poison, or zeros where promised) and a poisoned output.
+template <class T>
+::testing::AssertionResult run(Term term, const T* x, const T* y, std::int64_t n, const Options& o,
+                               blas_out_t<T>& got) {
+  using Out = blas_out_t<T>;
+  std::size_t bytes = 0;
+  cudaError_t e = call<T>(term, nullptr, bytes, x, y, nullptr, n, o);
+  if (e != cudaSuccess) return ::testing::AssertionFailure() << "size query: " << last_error_message();
+  DeviceBuffer<unsigned char> temp(bytes);
+  DeviceBuffer<Out> out(1);
+  if (!temp.ok() || !out.ok()) return ::testing::AssertionFailure() << "allocation failed";
+  if ((e = cudaMemset(out.get(), kPoisonByte, sizeof(Out))) == cudaSuccess)
+    e = prepare_temp_storage(temp.get(), bytes, o.temp_storage_zeroed);
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  if (e != cudaSuccess) return ::testing::AssertionFailure() << "setup: " << cudaGetErrorString(e);
+  e = call<T>(term, temp.get(), bytes, x, y, out.get(), n, o);
+  if (e != cudaSuccess) return ::testing::AssertionFailure() << "run: " << last_error_message();
+  if ((e = cudaDeviceSynchronize()) == cudaSuccess)
+    e = cudaMemcpy(&got, out.get(), sizeof(Out), cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess) return ::testing::AssertionFailure() << "kernel: " << cudaGetErrorString(e);
+  return ::testing::AssertionSuccess();
+}
+
+// x and y on the device, with room for starts 0 to 3 items in, and each term's oracle.
+template <class T>
+struct Vectors {
+  std::vector<T> x, y;
+  DeviceBuffer<T> dx, dy;
+  std::string what;
+  std::map<Term, blas_out_t<T>> oracles;
+  Vectors(std::vector<T> x_, std::vector<T> y_, std::string name)
+      : x(std::move(x_)), y(std::move(y_)), dx(x.size() + 4), dy(y.size() + 4), what(std::move(name)) {}
+  blas_out_t<T> oracle(Term term) {
+    if (const auto known = oracles.find(term); known != oracles.end()) return known->second;
+    if constexpr (std::is_same_v<T, double>)
+      if (term != Term::sum_abs)
+        return oracles[term] = correctly_rounded_double_dot(x, term == Term::dot ? y : x);
+    const std::vector<double> terms = exact_terms(term, x, y);
+    return oracles[term] = correctly_rounded_sum<blas_out_t<T>>(terms.data(), std::int64_t(terms.size()));
+  }
+  std::int64_t n() const { return std::int64_t(x.size()); }
+  // Copies x to item x_at and y to item y_at of their buffers; the device pointers.
+  std::pair<const T*, const T*> at(int x_at, int y_at) {
+    EXPECT_EQ(cudaMemcpy(dx.get() + x_at, x.data(), x.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(dy.get() + y_at, y.data(), y.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+    return {dx.get() + x_at, dy.get() + y_at};
+  }
+  // Every term under `o` at these starts against its oracle; false once one differs.
+  bool check(const std::vector<Term>& terms, const Options& o, int x_at, int y_at) {
+    const auto [px, py] = at(x_at, y_at);
+    for (Term term : terms) {
+      const blas_out_t<T> want = oracle(term);
+      blas_out_t<T> got{};
+      const auto ran = run<T>(term, px, py, n(), o, got);
+      EXPECT_TRUE(ran) << term_name(term) << " " << what;
+      const bool same = ran && same_result(got, want);
+      EXPECT_TRUE(same) << term_name(term) << " " << what << " n=" << n() << " x at " << x_at
+                        << " y at " << y_at << " " << to_string(o.strategy) << "/"
+                        << to_string(o.pipeline) << " block=" << o.block_threads
+                        << " grid=" << o.grid_blocks << (o.temp_storage_zeroed ? " zeroed" : "")
+                        << ": " << show(got) << " vs MPFR " << show(want);
+      if (!same) return false;
+    }
+    return true;
+  }
+};
+
+std::vector<Term> every_term() { return {Term::dot, Term::sum_squares, Term::sum_abs}; }
+
+std::vector<std::int64_t> sizes() {
+  // Vectors of 4 or 8 items, one block's batch (256 threads), automatic's one block (16 KiB) and
+  // the double window's start (2^20 terms).
+  return capped({0, 1, 2, 3, 5, 31, 32, 33, 255, 256, 257, 1009, 4095, 4097, 16383, 16385, 65537,
+                 (1 << 20) + 3});
+}
+
+template <class T>
+void every_shape_every_size() {
+  const std::uint64_t seed = fresh_seed();
+  ExactInputs<T> inputs(seed);
+  for (ExactShape shape : kAllExactShapes)
+    for (std::int64_t n : sizes()) {
+      std::vector<T> x = inputs.make(shape, n), y = inputs.make(shape, n);
+      Vectors<T> v(std::move(x), std::move(y), std::string(to_string(shape)) + " seed=" + std::to_string(seed));
+      // y as x's alignment, then one and three items off (y read item by item)
+      for (auto [x_at, y_at] : {std::pair{0, 0}, std::pair{1, 2}, std::pair{3, 0}})
+        if (!v.check(every_term(), correctly_rounded(), x_at, y_at)) return;
+    }
+}
+
+TEST(Blas1CorrectlyRounded, FloatEveryShapeEverySize) { REQUIRE_GPU(); every_shape_every_size<float>(); }
+TEST(Blas1CorrectlyRounded, HalfEveryShapeEverySize) { REQUIRE_GPU(); every_shape_every_size<__half>(); }
+TEST(Blas1CorrectlyRounded, Bfloat16EveryShapeEverySize) { REQUIRE_GPU(); every_shape_every_size<__nv_bfloat16>(); }
+TEST(Blas1CorrectlyRounded, DoubleEveryShapeEverySize) { REQUIRE_GPU(); every_shape_every_size<double>(); }
+
+// The vectorized rung under every pipeline, block size and grid, and zeroed storage: the bits of
+// automatic's plan, MPFR's.
+std::vector<Options> every_plan() {
+  std::vector<Options> plans{correctly_rounded()};
+  for (Pipeline p : {Pipeline::two_kernel, Pipeline::last_block, Pipeline::atomic,
+                     Pipeline::grid_sync, Pipeline::cluster, Pipeline::automatic})
+    for (int block : {64, 256, 1024})
+      for (int grid : {0, 1, 3, 7}) {
+        Options o = correctly_rounded(Options{Strategy::vectorized, p, block, grid});
+        plans.push_back(o);
+      }
+  Options zeroed = correctly_rounded();
+  zeroed.temp_storage_zeroed = true;
+  plans.push_back(zeroed);
+  return plans;
+}
+
+template <class T>
+void every_plan_same_bits() {
+  const std::uint64_t seed = fresh_seed();
+  ExactInputs<T> inputs(seed);
+  for (ExactShape shape : {ExactShape::every_scale, ExactShape::cancellation, ExactShape::drifting})
+    for (std::int64_t n : capped({4097, (1 << 18) + 5})) {
+      std::vector<T> x = inputs.make(shape, n), y = inputs.make(shape, n);
+      Vectors<T> v(std::move(x), std::move(y), std::string(to_string(shape)) + " seed=" + std::to_string(seed));
+      for (const Options& o : every_plan())
+        if (!v.check(every_term(), o, 1, 2)) return;
+    }
+}
+
+TEST(Blas1CorrectlyRounded, FloatEveryPlanSameBits) { REQUIRE_GPU(); every_plan_same_bits<float>(); }
+TEST(Blas1CorrectlyRounded, Bfloat16EveryPlanSameBits) { REQUIRE_GPU(); every_plan_same_bits<__nv_bfloat16>(); }
+TEST(Blas1CorrectlyRounded, DoubleEveryPlanSameBits) { REQUIRE_GPU(); every_plan_same_bits<double>(); }
+
+// x and y permuted alike: the same terms in another order, the same bits.
+TEST(Blas1CorrectlyRounded, PermutationsSameBits) {
+  REQUIRE_GPU();
+  const std::uint64_t seed = fresh_seed();
+  ExactInputs<float> inputs(seed);
+  const std::int64_t n = 100003;
+  std::vector<float> x = inputs.make(ExactShape::ill_conditioned, n), y = inputs.make(ExactShape::every_scale, n);
+  std::mt19937_64 rng(seed);
+  std::vector<std::size_t> order(std::size_t(n), 0);
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  for (int round = 0; round < 8; ++round) {
+    std::vector<float> px(x.size()), py(y.size());
+    for (std::size_t i = 0; i < order.size(); ++i) px[i] = x[order[i]], py[i] = y[order[i]];
+    Vectors<float> v(std::move(px), std::move(py), "permutation " + std::to_string(round) + " seed=" + std::to_string(seed));
+    if (!v.check(every_term(), correctly_rounded(), 0, 0)) return;
+    std::shuffle(order.begin(), order.end(), rng);
+  }
+}
+
+// Dot with y all ones is the correctly rounded Sum of x: the two engines' entry points agree.
+TEST(Blas1CorrectlyRounded, DotOfOnesIsTheSum) {
+  REQUIRE_GPU();
+  const std::uint64_t seed = fresh_seed();
+  ExactInputs<float> inputs(seed);
+  for (std::int64_t n : capped({33, 65537, (1 << 20) + 3})) {
+    Vectors<float> v(inputs.make(ExactShape::cancellation, n), std::vector<float>(std::size_t(n), 1.0f),
+                     "ones seed=" + std::to_string(seed));
+    const auto [x, y] = v.at(1, 0);
+    float dot = 0, sum = 0;
+    ASSERT_TRUE(run<float>(Term::dot, x, y, n, correctly_rounded(), dot));
+    ASSERT_TRUE((run_gpureduce<Case<float, float, Op::sum>>(x, n, correctly_rounded(), sum)));
+    EXPECT_TRUE(same_bits(dot, sum)) << "n=" << n << ": Dot " << show(dot) << ", Sum " << show(sum);
+    EXPECT_TRUE(same_result(dot, v.oracle(Term::dot)));
+  }
+}
+
+// Dot of x and y (copies): MPFR's bits, and `want`, the exact answer worked out by hand.
+template <class T>
+void expect_dot(std::vector<T> x, std::vector<T> y, const std::string& what, blas_out_t<T> want) {
+  Vectors<T> v(std::move(x), std::move(y), what);
+  ASSERT_TRUE(v.check({Term::dot}, correctly_rounded(), 0, 0));
+  blas_out_t<T> got = 0;
+  const auto [px, py] = v.at(0, 0);
+  ASSERT_TRUE(run<T>(Term::dot, px, py, v.n(), correctly_rounded(), got));
+  EXPECT_EQ(got, want) << what;
+}
+
+// Products past float's range that cancel, and squares below it that add up: a float
+// accumulator gives inf - inf (NaN) or 0 here; the exact sum gives the small answer.
+TEST(Blas1CorrectlyRounded, TermsOutsideFloatRange) {
+  REQUIRE_GPU();
+  const std::int64_t n = 5000;
+  std::vector<float> x(std::size_t(n), 0.75f), y(std::size_t(n), -0.5f);
+  x[10] = 0x1p100f, y[10] = 0x1p100f;          // 2^200
+  x[4000] = 0x1p100f, y[4000] = -0x1p100f;     // -2^200
+  expect_dot(x, y, "cancelling 2^200", -0.375f * float(n - 2));  // the two huge products cancel
+  Vectors<float> tiny(std::vector<float>(std::size_t(n), 0x1p-80f), std::vector<float>(std::size_t(n), 0.0f), "squares of 2^-80");
+  ASSERT_TRUE(tiny.check({Term::sum_squares}, correctly_rounded(), 0, 0));  // 5000 * 2^-160: subnormal
+}
+
+// Products of doubles past double's range that cancel, and products below it (each would round
+// to 0 in double) that add up to a subnormal: exact. Both sides of the TwoProduct path's limits.
+TEST(Blas1CorrectlyRounded, DoubleProductsOutsideDoubleRange) {
+  REQUIRE_GPU();
+  const std::int64_t n = 1 << 20;
+  std::vector<double> x(std::size_t(n), 0x1p-540), y(std::size_t(n), 0x1p-540);  // 2^-1080 each
+  x[7] = 0x1p600, y[7] = 0x1p600;            // 2^1200
+  x[70000] = 0x1p600, y[70000] = -0x1p600;   // -2^1200
+  // (2^20 - 2) 2^-1080 is 16383.97 units of 2^-1074: 2^-1060 rounded
+  expect_dot(x, y, "2^1200 cancelling among 2^-1080s", 0x1p-1060);
+  // Around the TwoProduct path's lowest product (2^-968) and its highest (just below 2^1024).
+  x[99] = 0x1p-484, y[99] = 0x1p-484;
+  x[100] = 0x1.8p-485, y[100] = -0x1.000001p-484;
+  x[101] = 0x1.fffffffffffffp511, y[101] = 0x1.fffffffffffffp511;
+  x[102] = -0x1.fffffffffffffp511, y[102] = 0x1.fffffffffffffp511;
+  Vectors<double> edges(x, y, "TwoProduct's edges");
+  ASSERT_TRUE(edges.check({Term::dot, Term::sum_squares}, correctly_rounded(), 1, 1));
+  std::vector<double> squares(std::size_t(4096), 0x1p-537);  // 2^-1074 each: the least subnormal
+  Vectors<double> tiny(squares, squares, "squares of 2^-537");
+  ASSERT_TRUE(tiny.check({Term::sum_squares, Term::dot}, correctly_rounded(), 1, 1));
+}
+
+// What is not built is refused: cudaErrorInvalidValue, a message, the output untouched.
+template <class T>
+void expect_refused(const std::string& what, const std::function<cudaError_t(void*, std::size_t&, T*)>& call_with) {
+  DeviceBuffer<T> out(1);
+  DeviceBuffer<unsigned char> temp(1 << 20);
+  ASSERT_EQ(cudaMemset(out.get(), kPoisonByte, sizeof(T)), cudaSuccess);
+  std::size_t bytes = 1 << 20;
+  EXPECT_EQ(call_with(nullptr, bytes, out.get()), cudaErrorInvalidValue) << what << " (size query)";
+  EXPECT_EQ(call_with(temp.get(), bytes, out.get()), cudaErrorInvalidValue) << what;
+  EXPECT_NE(std::string(last_error_message()), "") << what;
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  T host{};
+  ASSERT_EQ(cudaMemcpy(&host, out.get(), sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_TRUE(same_bits(host, poison_value<T>())) << what << ": the output was written";
+}
+
+TEST(Blas1CorrectlyRounded, RefusesWhatIsNotBuilt) {
+  REQUIRE_GPU();
+  const std::int64_t n = 1000;
+  DeviceBuffer<float> xf(n);
+  ASSERT_TRUE(xf.ok());
+  ASSERT_EQ(fill_random(xf.get(), n, fresh_seed(), Fill::random), cudaSuccess);
+  const Options cr = correctly_rounded();
+  expect_refused<float>("Norm2", [&](void* t, std::size_t& b, float* o) {
+    return Blas1::Norm2(t, b, xf.get(), o, n, nullptr, cr);
+  });
+  expect_refused<float>("a seed rung", [&](void* t, std::size_t& b, float* o) {
+    return Blas1::Dot(t, b, xf.get(), xf.get(), o, n, nullptr, correctly_rounded(Options{Strategy::sequential}));
+  });
+  // Not refusals of the option, but of the call: they must not write either.
+  DeviceBuffer<float> out(1);
+  ASSERT_EQ(cudaMemset(out.get(), kPoisonByte, sizeof(float)), cudaSuccess);
+  std::size_t bytes = 0;
+  ASSERT_EQ(Blas1::Dot(nullptr, bytes, xf.get(), xf.get(), out.get(), n, nullptr, cr), cudaSuccess);
+  DeviceBuffer<unsigned char> temp(bytes);
+  std::size_t short_bytes = bytes - 8;
+  EXPECT_EQ(Blas1::Dot(temp.get(), short_bytes, xf.get(), xf.get(), out.get(), n, nullptr, cr), cudaErrorInvalidValue);
+  EXPECT_EQ(Blas1::Dot(temp.get(), bytes, xf.get(), static_cast<const float*>(nullptr), out.get(), n, nullptr, cr),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(Blas1::SumAbs(temp.get(), bytes, xf.get(), out.get(), -1, nullptr, cr), cudaErrorInvalidValue);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  float host = 0;
+  ASSERT_EQ(cudaMemcpy(&host, out.get(), sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_TRUE(same_bits(host, poison_value<float>())) << "a refused call wrote its output";
+}
+
+}  // namespace
+}  // namespace gpureduce::testing
