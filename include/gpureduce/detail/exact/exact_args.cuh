@@ -81,7 +81,7 @@ struct ExactArgs {
 
 // The inputs one block sums: the share of block `rank` of `blocks` of in[0, n) (the vectorized
 // rung's order; the seed rungs' grid-stride), so a kernel can sum a grid's share or a range alone.
-// A share names the type its thread sums (Item) and feeds it (sum_into); blas1_sources.cuh has
+// A share names the type its thread sums (Item) and feeds it (sum_into); blas1_shares.cuh has
 // shares whose items are terms computed from the inputs (|x|, x^2, x y).
 template <class In>
 struct InputShare {

@@ -110,9 +110,10 @@ __device__ __forceinline__ void sum_float_family(const Share& share,
 }
 
 // Double family (and exact products of doubles, whose unit is lower): each thread's window and
-// double expansion (kWindow false: the expansion alone),
-// their remainders in the block's state as they come; at the end the vectorized rung merges the
-// expansions by halves, the seed rungs add their pieces limb by limb with their own block reduction.
+// double expansion (kWindow false: the expansion alone), their remainders in the block's state as
+// they come; at the end the vectorized rung merges the expansions by halves (products: their lo
+// terms' expansions first, apart), the seed rungs add their pieces limb by limb with their own
+// block reduction (products never run on them: blas1_sum.cuh builds the vectorized rung only).
 template <class Rung, int BLOCK, bool kWindow, class Share, class Family>
 __device__ __forceinline__ void sum_double_family(const Share& share, const BlockMemory<Family>& m) {
   BlockExact<Family>& shared = *m.exact;
