@@ -2,7 +2,8 @@
 // exact sum of the terms x_i y_i, x_i^2 or |x_i| rounded once, bitwise, for every built pair,
 // every input shape of the correctly rounded suite (test/common/exact_inputs.hpp), sizes around
 // the block and vector boundaries, x and y at every relative alignment; the same bits from every
-// pipeline, block size and grid and under permutations; what is not built refused with nothing
+// pipeline, block size and grid, under permutations, on concurrent streams and in replayed CUDA
+// graphs; what is not built refused with nothing
 // written. The oracle: MPFR's mpfr_sum of the terms, computed in double on the host where each is
 // exact (the float family's products and squares, checked with an FMA; |x|), else by mpfr_mul at
 // 106 bits (products of doubles).
@@ -293,6 +294,103 @@ TEST(Blas1CorrectlyRounded, DoubleProductsOutsideDoubleRange) {
   std::vector<double> squares(std::size_t(4096), 0x1p-537);  // 2^-1074 each: the least subnormal
   Vectors<double> tiny(squares, squares, "squares of 2^-537");
   ASSERT_TRUE(tiny.check({Term::sum_squares, Term::dot}, correctly_rounded(), 1, 1));
+}
+
+// One call of a kind on its own stream, each round with fresh inputs: Dot of floats and doubles
+// (grids of several blocks: the atomic pipeline on the stream's slot, or the graph's), SumSquares
+// of doubles.
+struct StreamJob {
+  Term term;
+  bool doubles;
+  std::int64_t n;
+};
+template <class T>
+struct JobBuffers {
+  DeviceBuffer<T> x, y;
+  DeviceBuffer<blas_out_t<T>> out{1};
+  DeviceBuffer<unsigned char> temp;
+  std::size_t bytes = 0;
+  std::vector<T> hx, hy;
+  void prepare(Term term, std::int64_t n, ExactInputs<T>& inputs, bool first) {
+    if (first) {
+      x.resize(std::size_t(n)), y.resize(std::size_t(n));
+      ASSERT_EQ(call<T>(term, nullptr, bytes, nullptr, nullptr, nullptr, n, correctly_rounded()), cudaSuccess);
+      temp.resize(bytes);
+      ASSERT_EQ(cudaMemset(temp.get(), kPoisonByte, bytes), cudaSuccess);
+    }
+    hx = inputs.make(ExactShape::every_scale, n), hy = inputs.make(ExactShape::cancellation, n);
+    ASSERT_EQ(cudaMemcpy(x.get(), hx.data(), hx.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(y.get(), hy.data(), hy.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemset(out.get(), kPoisonByte, sizeof(blas_out_t<T>)), cudaSuccess);
+  }
+  cudaError_t launch(Term term, std::int64_t n, cudaStream_t stream) {
+    const Options o = correctly_rounded();
+    switch (term) {
+      case Term::dot: return Blas1::Dot(temp.get(), bytes, x.get(), y.get(), out.get(), n, stream, o);
+      case Term::sum_squares: return Blas1::SumSquares(temp.get(), bytes, x.get(), out.get(), n, stream, o);
+      default: return Blas1::SumAbs(temp.get(), bytes, x.get(), out.get(), n, stream, o);
+    }
+  }
+  bool matches(Term term, const std::string& where) {
+    Vectors<T> v(hx, hy, where);
+    const blas_out_t<T> want = v.oracle(term), got = copy_to_host(out.get());
+    EXPECT_TRUE(same_result(got, want)) << term_name(term) << " " << where << ": " << show(got) << " vs MPFR " << show(want);
+    return same_result(got, want);
+  }
+};
+
+TEST(Blas1CorrectlyRounded, StreamsAndGraphs) {
+  REQUIRE_GPU();
+  const std::uint64_t seed = fresh_seed();
+  ExactInputs<float> float_inputs(seed);
+  ExactInputs<double> double_inputs(seed + 1);
+  const StreamJob jobs[] = {{Term::dot, false, (1 << 20) + 3}, {Term::dot, true, 300001},
+                            {Term::sum_squares, true, 300001}, {Term::sum_abs, false, 65537}};
+  constexpr int kJobs = 4;
+  std::vector<JobBuffers<float>> floats(kJobs);
+  std::vector<JobBuffers<double>> doubles(kJobs);
+  std::vector<cudaStream_t> streams(kJobs);
+  for (auto& s : streams) CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  const auto prepare_all = [&](bool first) {
+    for (int j = 0; j < kJobs; ++j) {
+      if (jobs[j].doubles) doubles[j].prepare(jobs[j].term, jobs[j].n, double_inputs, first);
+      else floats[j].prepare(jobs[j].term, jobs[j].n, float_inputs, first);
+    }
+    // the legacy stream's copies and poison, before the non-blocking streams' calls
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  };
+  const auto launch = [&](int j, cudaStream_t stream) {
+    return jobs[j].doubles ? doubles[j].launch(jobs[j].term, jobs[j].n, stream)
+                           : floats[j].launch(jobs[j].term, jobs[j].n, stream);
+  };
+  const auto check_all = [&](const std::string& where) {
+    for (int j = 0; j < kJobs; ++j) {
+      const std::string what = where + " job " + std::to_string(j) + " seed=" + std::to_string(seed);
+      if (!(jobs[j].doubles ? doubles[j].matches(jobs[j].term, what) : floats[j].matches(jobs[j].term, what))) return false;
+    }
+    return true;
+  };
+  for (int round = 0; round < 2; ++round) {  // each job on its own stream, at once
+    prepare_all(round == 0);
+    for (int j = 0; j < kJobs; ++j) CUDA_OK(launch(j, streams[j]));
+    CUDA_OK(cudaDeviceSynchronize());
+    if (!check_all("streams round " + std::to_string(round))) break;
+  }
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  CUDA_OK(cudaStreamBeginCapture(streams[0], cudaStreamCaptureModeGlobal));
+  for (int j = 0; j < kJobs; ++j) CUDA_OK(launch(j, streams[0]));
+  CUDA_OK(cudaStreamEndCapture(streams[0], &graph));
+  CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 3; ++replay) {
+    prepare_all(false);
+    CUDA_OK(cudaGraphLaunch(exec, streams[0]));
+    CUDA_OK(cudaStreamSynchronize(streams[0]));
+    if (!check_all("graph replay " + std::to_string(replay))) break;
+  }
+  CUDA_OK(cudaGraphExecDestroy(exec));
+  CUDA_OK(cudaGraphDestroy(graph));
+  for (auto s : streams) CUDA_OK(cudaStreamDestroy(s));
 }
 
 // What is not built is refused: cudaErrorInvalidValue, a message, the output untouched.
