@@ -20,6 +20,7 @@
 #include "common/mpfr_oracle.hpp"
 #include "gpu/common.cuh"
 #include "gpu/correctly_rounded_common.cuh"
+#include "gpu/level1_calls.cuh"
 #include "gpureduce/blas.hpp"
 
 namespace gpureduce::testing {
@@ -182,7 +183,7 @@ TEST(Blas1CorrectlyRounded, DoubleEveryShapeEverySize) { REQUIRE_GPU(); every_sh
 
 // The vectorized rung under every pipeline, block size and grid, and zeroed storage: the bits of
 // automatic's plan, MPFR's.
-std::vector<Options> every_plan() {
+std::vector<Options> vectorized_plans() {
   std::vector<Options> plans{correctly_rounded()};
   for (Pipeline p : {Pipeline::two_kernel, Pipeline::last_block, Pipeline::atomic,
                      Pipeline::grid_sync, Pipeline::cluster, Pipeline::automatic})
@@ -205,7 +206,7 @@ void every_plan_same_bits() {
     for (std::int64_t n : capped({4097, (1 << 18) + 5})) {
       std::vector<T> x = inputs.make(shape, n), y = inputs.make(shape, n);
       Vectors<T> v(std::move(x), std::move(y), std::string(to_string(shape)) + " seed=" + std::to_string(seed));
-      for (const Options& o : every_plan())
+      for (const Options& o : vectorized_plans())
         if (!v.check(every_term(), o, 1, 2)) return;
     }
 }
@@ -391,6 +392,68 @@ TEST(Blas1CorrectlyRounded, StreamsAndGraphs) {
   CUDA_OK(cudaGraphExecDestroy(exec));
   CUDA_OK(cudaGraphDestroy(graph));
   for (auto s : streams) CUDA_OK(cudaStreamDestroy(s));
+}
+
+// Beyond 2^31 items: x and y constant but for values planted on both sides of 2^31 and at the
+// end (an index that wraps at 2^31 or a lost tail shows), products past float's range among them
+// that cancel. Every partial sum is exact in double, so the oracle is the exact double rounded
+// once. Then SumSquares of doubles alike, with squares below double's range planted.
+__global__ void fill_constant(float* x, float* y, std::int64_t n) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    x[i] = 0.75f, y[i] = -0.5f;
+}
+__global__ void fill_constant(double* x, std::int64_t n) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    x[i] = 0.75;
+}
+template <class T>
+cudaError_t plant_at(T* d, std::int64_t i, T value) {
+  return cudaMemcpy(d + i, &value, sizeof value, cudaMemcpyHostToDevice);
+}
+
+TEST(Blas1CorrectlyRounded, Beyond2To31Items) {
+  REQUIRE_GPU();
+  const std::int64_t n = (std::int64_t(1) << 31) + 17, k = std::int64_t(1) << 31;
+  {
+    DeviceBuffer<float> x, y;
+    if (const std::string why = allocate_large(x, n, std::size_t(n)); !why.empty()) GTEST_SKIP() << why;
+    if (const std::string why = allocate_large(y, n, std::size_t(n)); !why.empty()) GTEST_SKIP() << why;
+    fill_constant<<<4096, 256>>>(x.get(), y.get(), n);
+    CUDA_OK(cudaGetLastError());
+    const std::pair<float, float> plants[] = {{0x1p100f, 0x1p100f}, {3.0f, 5.0f}, {0x1p100f, -0x1p100f}, {7.0f, 11.0f}};
+    const std::int64_t at[] = {k - 1, k, k + 1, n - 1};
+    for (int p = 0; p < 4; ++p) {
+      CUDA_OK(plant_at(x.get(), at[p], plants[p].first));
+      CUDA_OK(plant_at(y.get(), at[p], plants[p].second));
+    }
+    const double exact = -0.375 * double(n - 4) + 15.0 + 77.0;  // 2^200 - 2^200 cancels
+    DeviceBuffer<float> out(1);
+    Scratch scratch;
+    for (const Options& o : {correctly_rounded(), correctly_rounded(Options{Strategy::vectorized, Pipeline::two_kernel})}) {
+      float got = 0;
+      const auto ran = run_call([&](void* t, std::size_t& b) { return Blas1::Dot(t, b, x.get(), y.get(), out.get(), n, nullptr, o); },
+                                out.get(), got, false, scratch);
+      ASSERT_TRUE(ran);
+      EXPECT_TRUE(same_bits(got, float(exact))) << "Dot f32 " << to_string(o.pipeline) << ": " << show(got) << " vs " << show(float(exact));
+    }
+  }
+  DeviceBuffer<double> x;
+  if (const std::string why = allocate_large(x, n, std::size_t(n)); !why.empty()) GTEST_SKIP() << why;
+  fill_constant<<<4096, 256>>>(x.get(), n);
+  CUDA_OK(cudaGetLastError());
+  const double plants[] = {3.0, 0x1p-540, 5.0, 0x1p-600};  // the last two squares below double's range
+  const std::int64_t at[] = {k - 1, k, k + 1, n - 1};
+  for (int p = 0; p < 4; ++p) CUDA_OK(plant_at(x.get(), at[p], plants[p]));
+  // 0.5625 (n - 4) + 34 is a double; the squares 2^-1080 and 2^-1200 below it only set the sticky bit
+  const double exact = 0.5625 * double(n - 4) + 9.0 + 25.0;
+  DeviceBuffer<double> out(1);
+  double got = 0;
+  Scratch scratch;
+  ASSERT_TRUE(run_call([&](void* t, std::size_t& b) { return Blas1::SumSquares(t, b, x.get(), out.get(), n, nullptr, correctly_rounded()); },
+                       out.get(), got, false, scratch));
+  EXPECT_TRUE(same_bits(got, exact)) << "SumSquares f64: " << show(got) << " vs " << show(exact);
 }
 
 // What is not built is refused: cudaErrorInvalidValue, a message, the output untouched.
