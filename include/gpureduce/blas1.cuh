@@ -15,17 +15,28 @@
 namespace gpureduce {
 
 namespace detail {
-// Accuracy::correctly_rounded for Dot, SumSquares and SumAbs: validated as the other calls are
-// (`reader` names the inputs), then the exact engine on the terms (exact/blas1_exact.hpp),
-// compiled into the library.
-template <exact::Blas1Term kTerm, class T, class Out, class Reader>
+// The vectors a correctly rounded call reads, named for validate_buffers: x, and y for Dot.
+template <exact::Blas1Term kTerm>
+struct ExactBlas1Inputs {
+  const void* x;
+  const void* y;
+  ReaderPointers pointers() const {
+    if constexpr (kTerm == exact::Blas1Term::product) return {{x, y}, {"x", "y"}, 2};
+    else return {{x, nullptr}, {"x", ""}, 1};
+  }
+};
+
+// Accuracy::correctly_rounded for Dot, SumSquares and SumAbs (y: Dot's, else null): validated as
+// the other calls are, then the exact engine on the terms (exact/blas1_exact.hpp), compiled into
+// the library.
+template <exact::Blas1Term kTerm, class T, class Out>
 cudaError_t blas1_correctly_rounded(void* d_temp_storage, std::size_t& temp_storage_bytes,
-                                    const Reader& reader, const T* x, const T* y, Out* d_out,
-                                    std::int64_t num_items, cudaStream_t stream,
-                                    const Options& options) {
+                                    const T* x, const T* y, Out* d_out, std::int64_t num_items,
+                                    cudaStream_t stream, const Options& options) {
   cudaError_t error = validate_options(num_items, options);
   if (error == cudaSuccess)
-    error = validate_buffers(d_temp_storage, &temp_storage_bytes, reader, d_out, num_items, options);
+    error = validate_buffers(d_temp_storage, &temp_storage_bytes, ExactBlas1Inputs<kTerm>{x, y},
+                             d_out, num_items, options);
   if (error != cudaSuccess) return error;
   if constexpr (!exact::kCorrectlyRoundedBlas1<T, Out>) {
     return fail(cudaErrorInvalidValue,
@@ -54,8 +65,7 @@ cudaError_t Blas1::Dot(void* d_temp_storage, std::size_t& temp_storage_bytes, co
   using Reader = detail::PairReader<T, Out, detail::MultiplyIn<Out>>;
   if (options.accuracy == Accuracy::correctly_rounded)
     return detail::blas1_correctly_rounded<detail::exact::Blas1Term::product>(
-        d_temp_storage, temp_storage_bytes, Reader(x, y, detail::MultiplyIn<Out>{}), x, y, d_out,
-        num_items, stream, options);
+        d_temp_storage, temp_storage_bytes, x, y, d_out, num_items, stream, options);
   return detail::reduce_input(d_temp_storage, &temp_storage_bytes,
                               Reader(x, y, detail::MultiplyIn<Out>{}), d_out, num_items,
                               ::cuda::std::plus<Out>{}, Out{}, true, stream, options, nullptr);
@@ -77,8 +87,8 @@ cudaError_t reduce_squares(void* d_temp_storage, std::size_t& temp_storage_bytes
                   "refused (SumSquares takes it)");
     } else {
       return blas1_correctly_rounded<exact::Blas1Term::square>(
-          d_temp_storage, temp_storage_bytes, TransformReader<T, Out, AbsoluteValueIn<Out>>(x, {}),
-          x, static_cast<const T*>(nullptr), d_out, num_items, stream, options);
+          d_temp_storage, temp_storage_bytes, x, static_cast<const T*>(nullptr), d_out, num_items,
+          stream, options);
     }
   }
   if constexpr (std::is_same_v<T, double>) {
@@ -119,8 +129,8 @@ cudaError_t Blas1::SumAbs(void* d_temp_storage, std::size_t& temp_storage_bytes,
   using Reader = detail::TransformReader<T, Out, detail::AbsoluteValueIn<Out>>;
   if (options.accuracy == Accuracy::correctly_rounded)
     return detail::blas1_correctly_rounded<detail::exact::Blas1Term::magnitude>(
-        d_temp_storage, temp_storage_bytes, Reader(x, {}), x, static_cast<const T*>(nullptr),
-        d_out, num_items, stream, options);
+        d_temp_storage, temp_storage_bytes, x, static_cast<const T*>(nullptr), d_out, num_items,
+        stream, options);
   return detail::reduce_input(d_temp_storage, &temp_storage_bytes, Reader(x, {}), d_out, num_items,
                               ::cuda::std::plus<Out>{}, Out{}, true, stream, options, nullptr);
 }

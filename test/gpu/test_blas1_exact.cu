@@ -3,7 +3,7 @@
 // every input shape of the correctly rounded suite (test/common/exact_inputs.hpp), sizes around
 // the block and vector boundaries, x and y at every relative alignment; the same bits from every
 // pipeline, block size and grid, under permutations, on concurrent streams and in replayed CUDA
-// graphs; what is not built refused with nothing
+// graphs, on one stream between calls of every other kind; what is not built refused with nothing
 // written. The oracle: MPFR's mpfr_sum of the terms, computed in double on the host where each is
 // exact (the float family's products and squares, checked with an FMA; |x|), else by mpfr_mul at
 // 106 bits (products of doubles).
@@ -394,6 +394,139 @@ TEST(Blas1CorrectlyRounded, StreamsAndGraphs) {
   for (auto s : streams) CUDA_OK(cudaStreamDestroy(s));
 }
 
+// One stream's slot serves every call on the stream in turn, so each kind of call must leave it as
+// it found it (zero) for the next kind: the exact engine's atomic states of three families
+// (float, double and the products of doubles, whose larger grid states overlap the windows'
+// records), the grid and deep windows' records and tickets, and the default engine's flagged
+// slots of 4- and 16-byte partials. The calls run back to back, four rounds with fresh inputs,
+// alternately on a non-blocking stream and the legacy stream, the order reversed each time; every
+// result checked:
+// the correctly rounded ones against MPFR, the default Sum (small integers: exact in any order)
+// and ArgMin against the host.
+template <class T>
+struct SumJob {  // DeviceReduce::Sum of T, correctly rounded or the default engine
+  bool exact;
+  std::int64_t n;
+  DeviceBuffer<T> in{std::size_t(n)}, out{1};
+  DeviceBuffer<unsigned char> temp;
+  std::size_t bytes = 0;
+  std::vector<T> host;
+  SumJob(bool exact_, std::int64_t n_) : exact(exact_), n(n_) {}
+  Options options() const { return exact ? correctly_rounded() : Options{}; }
+  void prepare(ExactInputs<T>& inputs, std::mt19937_64& rng) {
+    if (bytes == 0) {
+      ASSERT_EQ(DeviceReduce::Sum(nullptr, bytes, in.get(), out.get(), n, nullptr, options()), cudaSuccess);
+      temp.resize(bytes);
+      ASSERT_EQ(cudaMemset(temp.get(), kPoisonByte, bytes), cudaSuccess);
+    }
+    if (exact) {
+      host = inputs.make(ExactShape::cancellation, n);
+    } else {
+      std::uniform_int_distribution<int> small(-4, 4);  // every partial sum exact in T
+      host.resize(std::size_t(n));
+      for (T& v : host) v = T(small(rng));
+    }
+    ASSERT_EQ(cudaMemcpy(in.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemset(out.get(), kPoisonByte, sizeof(T)), cudaSuccess);
+  }
+  cudaError_t launch(cudaStream_t stream) {
+    return DeviceReduce::Sum(temp.get(), bytes, in.get(), out.get(), n, stream, options());
+  }
+  bool matches(const std::string& where) {
+    double whole = 0;
+    for (T v : host) whole += double(v);
+    const T want = exact ? correctly_rounded_sum<T>(host.data(), n) : T(whole), got = copy_to_host(out.get());
+    EXPECT_TRUE(same_result(got, want)) << (exact ? "correctly rounded" : "default") << " Sum n=" << n
+                                        << " " << where << ": " << show(got) << " vs " << show(want);
+    return same_result(got, want);
+  }
+};
+struct ArgMinJob {  // the default engine's 16-byte flagged slots
+  std::int64_t n;
+  DeviceBuffer<float> in{std::size_t(n)};
+  DeviceBuffer<IndexedValue<float>> out{1};
+  DeviceBuffer<unsigned char> temp;
+  std::size_t bytes = 0;
+  std::vector<float> host;
+  explicit ArgMinJob(std::int64_t n_) : n(n_) {}
+  void prepare(std::mt19937_64& rng) {
+    if (bytes == 0) {
+      ASSERT_EQ(DeviceReduce::ArgMin(nullptr, bytes, in.get(), out.get(), n), cudaSuccess);
+      temp.resize(bytes);
+      ASSERT_EQ(cudaMemset(temp.get(), kPoisonByte, bytes), cudaSuccess);
+    }
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    host.resize(std::size_t(n));
+    for (float& v : host) v = uniform(rng);
+    ASSERT_EQ(cudaMemcpy(in.get(), host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemset(out.get(), kPoisonByte, sizeof(IndexedValue<float>)), cudaSuccess);
+  }
+  cudaError_t launch(cudaStream_t stream) {
+    return DeviceReduce::ArgMin(temp.get(), bytes, in.get(), out.get(), n, stream);
+  }
+  bool matches(const std::string& where) {
+    const auto first = std::min_element(host.begin(), host.end());
+    const IndexedValue<float> got = copy_to_host(out.get());
+    const bool same = got.index == first - host.begin() && same_bits(got.value, *first);
+    EXPECT_TRUE(same) << "ArgMin " << where << ": " << got.index << " " << show(got.value)
+                      << " vs " << (first - host.begin()) << " " << show(*first);
+    return same;
+  }
+};
+
+TEST(Blas1CorrectlyRounded, OneStreamEveryStateInTurn) {
+  REQUIRE_GPU();
+  const std::uint64_t seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  ExactInputs<float> float_inputs(seed);
+  ExactInputs<double> double_inputs(seed + 1);
+  JobBuffers<double> dot_doubles, squares_doubles;
+  JobBuffers<float> dot_floats, magnitudes;
+  SumJob<double> deep_doubles{true, (1 << 20) + 5};  // 8 MiB: the deep window
+  SumJob<float> grid_floats{true, 65537};             // 256 KiB: the grid window
+  SumJob<float> default_floats{false, (1 << 20) + 5};
+  ArgMinJob argmin{(1 << 20) + 5};
+  struct Step {
+    std::function<void(bool)> prepare;
+    std::function<cudaError_t(cudaStream_t)> launch;
+    std::function<bool(const std::string&)> matches;
+  };
+  const auto blas = [](auto& job, Term term, std::int64_t n, auto& inputs) {
+    return Step{[&job, term, n, &inputs](bool first) { job.prepare(term, n, inputs, first); },
+                [&job, term, n](cudaStream_t s) { return job.launch(term, n, s); },
+                [&job, term](const std::string& w) { return job.matches(term, w); }};
+  };
+  const auto sum = [&rng](auto& job, auto& inputs) {
+    return Step{[&job, &inputs, &rng](bool) { job.prepare(inputs, rng); },
+                [&job](cudaStream_t s) { return job.launch(s); },
+                [&job](const std::string& w) { return job.matches(w); }};
+  };
+  std::vector<Step> steps = {
+      blas(dot_doubles, Term::dot, 300001, double_inputs),  // products of doubles: atomic
+      sum(deep_doubles, double_inputs),
+      sum(default_floats, float_inputs),
+      blas(squares_doubles, Term::sum_squares, 300001, double_inputs),
+      Step{[&](bool) { argmin.prepare(rng); }, [&](cudaStream_t s) { return argmin.launch(s); },
+           [&](const std::string& w) { return argmin.matches(w); }},
+      blas(dot_floats, Term::dot, (1 << 20) + 3, float_inputs),  // the double family: atomic
+      sum(grid_floats, float_inputs),
+      blas(magnitudes, Term::sum_abs, 65537, float_inputs)};  // the float family: atomic
+  cudaStream_t stream = nullptr;
+  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  for (int round = 0; round < 4 && !HasFailure(); ++round) {
+    for (std::size_t k = 0; k < steps.size(); ++k) steps[k].prepare(round == 0);
+    CUDA_OK(cudaDeviceSynchronize());  // the legacy stream's copies and poison first
+    const bool legacy = round % 2 == 1;
+    if (legacy) std::reverse(steps.begin(), steps.end());
+    for (auto& step : steps) CUDA_OK(step.launch(legacy ? nullptr : stream));
+    CUDA_OK(cudaDeviceSynchronize());
+    const std::string where = std::string(legacy ? "legacy stream" : "new stream") + ", round " +
+                              std::to_string(round) + ", seed=" + std::to_string(seed);
+    for (auto& step : steps) step.matches(where);
+  }
+  CUDA_OK(cudaStreamDestroy(stream));
+}
+
 // Beyond 2^31 items: x and y constant but for values planted on both sides of 2^31 and at the
 // end (an index that wraps at 2^31 or a lost tail shows), products past float's range among them
 // that cancel. Every partial sum is exact in double, so the oracle is the exact double rounded
@@ -488,14 +621,24 @@ TEST(Blas1CorrectlyRounded, RefusesWhatIsNotBuilt) {
   // Not refusals of the option, but of the call: they must not write either.
   DeviceBuffer<float> out(1);
   ASSERT_EQ(cudaMemset(out.get(), kPoisonByte, sizeof(float)), cudaSuccess);
-  std::size_t bytes = 0;
+  std::size_t bytes = 0, squares_bytes = 0, magnitudes_bytes = 0;
   ASSERT_EQ(Blas1::Dot(nullptr, bytes, xf.get(), xf.get(), out.get(), n, nullptr, cr), cudaSuccess);
-  DeviceBuffer<unsigned char> temp(bytes);
+  ASSERT_EQ(Blas1::SumSquares(nullptr, squares_bytes, xf.get(), out.get(), n, nullptr, cr), cudaSuccess);
+  ASSERT_EQ(Blas1::SumAbs(nullptr, magnitudes_bytes, xf.get(), out.get(), n, nullptr, cr), cudaSuccess);
+  // Enough for any of the three, so that only the null vector can be what is refused.
+  std::size_t most_bytes = std::max({bytes, squares_bytes, magnitudes_bytes});
+  DeviceBuffer<unsigned char> temp(most_bytes);
   std::size_t short_bytes = bytes - 8;
   EXPECT_EQ(Blas1::Dot(temp.get(), short_bytes, xf.get(), xf.get(), out.get(), n, nullptr, cr), cudaErrorInvalidValue);
-  EXPECT_EQ(Blas1::Dot(temp.get(), bytes, xf.get(), static_cast<const float*>(nullptr), out.get(), n, nullptr, cr),
+  EXPECT_EQ(Blas1::Dot(temp.get(), most_bytes, xf.get(), static_cast<const float*>(nullptr), out.get(), n, nullptr, cr),
             cudaErrorInvalidValue);
-  EXPECT_EQ(Blas1::SumAbs(temp.get(), bytes, xf.get(), out.get(), -1, nullptr, cr), cudaErrorInvalidValue);
+  EXPECT_EQ(Blas1::Dot(temp.get(), most_bytes, static_cast<const float*>(nullptr), xf.get(), out.get(), n, nullptr, cr),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(Blas1::SumSquares(temp.get(), most_bytes, static_cast<const float*>(nullptr), out.get(), n, nullptr, cr),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(Blas1::SumAbs(temp.get(), most_bytes, static_cast<const float*>(nullptr), out.get(), n, nullptr, cr),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(Blas1::SumAbs(temp.get(), most_bytes, xf.get(), out.get(), -1, nullptr, cr), cudaErrorInvalidValue);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   float host = 0;
   ASSERT_EQ(cudaMemcpy(&host, out.get(), sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);

@@ -115,7 +115,6 @@ struct FloatProductFeed {
   __device__ __forceinline__ void counted(int added) {
     thread.template counted<kBatch>(added);
   }
-  __device__ __forceinline__ void finish() {}
 };
 
 // Products of doubles into a thread of the products' family: hi into the thread (its window:
@@ -165,7 +164,6 @@ struct DoubleProductFeed {
     thread.template counted<kBatch>(added);
     thread.low.template counted<kBatch>(added);
   }
-  __device__ __forceinline__ void finish() {}
 };
 
 template <class T, class Thread>
@@ -213,18 +211,13 @@ struct ProductShare {
     if constexpr (kSquare) feed.add_products(a, a);
     else feed.add_products(a, b);
   }
+  // Only the vectorized rung sums products (blas1_sum.cuh refuses the seed rungs).
   template <bool kVector, class Thread>
   __device__ __forceinline__ void sum_into(Thread& thread) const {
+    static_assert(kVector, "correctly rounded Dot and SumSquares run on the vectorized rung only");
     ProductFeed<T, Thread> feed{thread};
     const T* const second = kSquare ? x : y;
     const std::int64_t threads = blockDim.x, tid = threadIdx.x;
-    if constexpr (!kVector) {
-      for (std::int64_t i = rank * threads + tid; i < n; i += threads * blocks) {
-        feed.add(x[i], second[i]);
-        feed.template counted<1>(1);
-      }
-      return feed.finish();
-    }
     const VectorizedRung::Layout l =
         VectorizedRung::layout(reinterpret_cast<std::uintptr_t>(x), sizeof(T), n);
     const auto* xs = reinterpret_cast<const uint4*>(x + l.head);
@@ -245,7 +238,6 @@ struct ProductShare {
       if (tid < l.head) feed.add(x[tid], second[tid]);
       if (tid < n - l.tail_begin) feed.add(x[l.tail_begin + tid], second[l.tail_begin + tid]);
     }
-    feed.finish();
   }
 };
 
