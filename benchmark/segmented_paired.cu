@@ -412,7 +412,7 @@ int run(int argc, char** argv) {
       bench.upload(s);
       bench.pair(table, s, 0, reduction);
     }
-    for (int k : {8, 12, 16}) {
+    for (int k : {8, 12, 16, 17}) {  // 2^16 and 2^17: whole segments of 2 and 4 chunks
       const Shape offsets = sweep_offsets(k);
       bench.upload(offsets);
       bench.pair(table, offsets, std::int64_t(1) << k, reduction);

@@ -12,7 +12,8 @@
 //   - fixed-size segments against CUB with counting-iterator offsets, and bitwise equal to the
 //     offsets call on the same segments;
 //   - determinism: a segment's bits do not depend on the grid, the order of the offsets, the
-//     other segments, the temp storage's state, or whether its chunks ran on one block or many;
+//     other segments, the temp storage's state, or whether its chunks ran on one block or many
+//     (order-free operators' whole segments in one stream: as split, NaN included);
 //   - a few segments (at most 256: no classify pass) give the bits of the general path, and so
 //     does direct_kernel (up to 2^18 segments: no classify pass), and every standard shape runs
 //     both;
@@ -21,6 +22,8 @@
 //     the pointer check; without it nothing written and the next call fine); a CUDA graph.
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
+
+#include <limits>
 
 #include "gpu/segmented_common.cuh"
 
@@ -409,6 +412,50 @@ TEST(SegmentedDeterminism, BitsDependOnTheSegmentAlone) {
     one_block = sums_in_order(s, input.get(), Options{});
   }
   EXPECT_TRUE(same_bits_all(reference, one_block)) << "split segments on one block";
+}
+
+// Min, Max, ArgMin, ArgMax and integer sums read a segment a block takes whole (2-4 chunks) as
+// one stream (block_per_segment.cuh): the same answers as the same segments split across blocks,
+// on ties (small integers) and with NaNs planted in a third of the segments (where CUB's answers
+// differ from ours by design, so against our own split path; CUB's on NaN-free data run in
+// SegmentedCub).
+template <class C>
+void expect_whole_as_split(const SegmentList& s, const typename C::In* input) {
+  std::vector<typename C::Out> whole, split;
+  DeviceSegments<std::int64_t> offsets(s);
+  ASSERT_TRUE(offsets.ok());
+  ASSERT_TRUE(run_ours<C>(input, s.size(), offsets.begin(), offsets.end(), -1, Options{}, whole));
+  {
+    ScopedHook keep_split(detail::segmented::whole_chunks_limit, 0);
+    ASSERT_TRUE(run_ours<C>(input, s.size(), offsets.begin(), offsets.end(), -1, Options{}, split));
+  }
+  EXPECT_TRUE(same_bits_all(whole, split)) << C::name();
+}
+
+TEST(SegmentedDeterminism, OrderFreeWholeSegmentsAsSplit) {
+  REQUIRE_GPU();
+  const std::uint64_t seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  constexpr std::int64_t kChunk = detail::segmented::Shape<4>::kChunkItems;
+  const SegmentList s = contiguous("2-4 chunks", uniform_lengths(rng, 600, kChunk + 1, 4 * kChunk));
+  SCOPED_TRACE(trace("order-free whole segments", s, seed));
+  DeviceBuffer<float> floats(std::size_t(s.span));
+  DeviceBuffer<std::int32_t> ints(std::size_t(s.span));
+  CUDA_OK(fill_random(floats.get(), s.span, seed, Fill::small_integers));
+  CUDA_OK(fill_random(ints.get(), s.span, seed + 1, Fill::random));
+  expect_whole_as_split<SegCase<std::int32_t, std::int32_t, SegOp::sum>>(s, ints.get());
+  for (std::size_t k = 0; k < s.begin.size(); k += 3) {  // a NaN or two inside every third segment
+    const std::int64_t length = s.end[k] - s.begin[k];
+    for (int j = 0; j < 1 + int(k % 2); ++j) {
+      const float nan = std::numeric_limits<float>::quiet_NaN();
+      const std::int64_t at = s.begin[k] + std::int64_t(rng() % std::uint64_t(length));
+      CUDA_OK(cudaMemcpy(floats.get() + at, &nan, sizeof nan, cudaMemcpyHostToDevice));
+    }
+  }
+  expect_whole_as_split<SegCase<float, float, SegOp::argmin>>(s, floats.get());
+  expect_whole_as_split<SegCase<float, float, SegOp::argmax>>(s, floats.get());
+  expect_whole_as_split<SegCase<float, float, SegOp::min>>(s, floats.get());
+  expect_whole_as_split<SegCase<float, float, SegOp::max>>(s, floats.get());
 }
 
 // Runs of split chunks (claim.hpp): on grids of a few blocks a run spans several split segments,

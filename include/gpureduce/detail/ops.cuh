@@ -173,6 +173,19 @@ inline constexpr bool has_in_order_v = false;
 template <class Op>
 inline constexpr bool has_in_order_v<Op, std::void_t<decltype(Op::kHasInOrder)>> = Op::kHasInOrder;
 
+// Whether a reduction's answer is one value whatever order and grouping its items meet in: Min
+// and Max (a total order, NaN absorbing), ArgMin and ArgMax (ties to the first index), and sums
+// of integers (exact, modulo 2^bits). A floating-point sum is not.
+template <class Op>
+inline constexpr bool is_extremum_op_v = false;
+template <bool kMin>
+inline constexpr bool is_extremum_op_v<ExtremumOp<kMin>> = true;
+template <bool kMin>
+inline constexpr bool is_extremum_op_v<ArgExtremumOp<kMin>> = true;
+template <class Op, class Accum>
+inline constexpr bool kOrderFree =
+    is_extremum_op_v<Op> || (is_sum_op_v<Op> && std::is_integral_v<Accum>);
+
 template <class Op, class Accum>
 __host__ __device__ __forceinline__ Accum combine_in_order(const Op& op, const Accum& earlier,
                                                            const Accum& later) {

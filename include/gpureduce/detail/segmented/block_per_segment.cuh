@@ -2,12 +2,14 @@
 // order (thread t folds vectors t, t + 256, ..., four in flight, the scalar head and tail, then the
 // block's shuffle tree), the rung's code itself; a block that takes a segment alone reduces its
 // chunks one after another and folds their partials in fold.cuh's order, so a segment gives the
-// same bits whether its chunks ran on one block or many.
+// same bits whether its chunks ran on one block or many (an order-free operator's segment, whose
+// answer is the same in any order, in one stream).
 #pragma once
 
 #include <cstdint>
 
 #include "../block/vectorized.cuh"
+#include "../ops.cuh"
 #include "fold.cuh"
 #include "shape.cuh"
 #include "state.cuh"
@@ -51,6 +53,15 @@ __device__ void reduce_segment_in_block(const Args<P>& a, std::int64_t segment, 
                                         typename P::Accum* handover) {
   using Accum = typename P::Accum;
   using S = Shape<sizeof(typename P::In)>;
+  if constexpr (kOrderFree<typename P::Op, Accum>) {
+    // One answer in any order: the segment as one stream, one tree at its end, where chunk by
+    // chunk each chunk's end drained the block's loads (docs/tuning.md, 'Order-free whole
+    // segments'). The reader counts indices from the segment's start, as the output does.
+    const Accum total = VectorizedRung::reduce<kBlockThreads, Accum>(
+        a.source.reader(begin), length, 0, 1, a.op, warp_totals, static_cast<Accum*>(nullptr));
+    if (threadIdx.x == 0) a.out[segment] = a.finish(total);
+    return;
+  }
   const Chunking chunking = S::chunking(length);
   if (chunking.count == 1) {
     const Accum total = reduce_chunk(a, begin, length, chunking, 0, warp_totals);
