@@ -219,7 +219,20 @@ struct Bench {
     const auto counting_end =
         thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(1), TimesSize{size});
     std::function<cudaError_t(void*, std::size_t&)> ours, theirs;
-    if (size >= 0) {
+    if (size >= 0 && reduction == Reduction::argmin) {
+      auto* const pairs = static_cast<gpureduce::IndexedValue<float>*>(
+          temp_for(std::size_t(n) * 24, arg_out, arg_capacity));
+      auto* const cub_pairs = reinterpret_cast<cub::KeyValuePair<int, float>*>(pairs + n);
+      ours = [=](void* t, std::size_t& b) { return R::FixedSizeArgMin(t, b, in, pairs, n, size); };
+      theirs = [=](void* t, std::size_t& b) {
+        return cub::DeviceSegmentedReduce::ArgMin(t, b, in, cub_pairs, n, counting_begin, counting_end);
+      };
+    } else if (size >= 0 && reduction == Reduction::min) {
+      ours = [=](void* t, std::size_t& b) { return R::FixedSizeMin(t, b, in, sums, n, size); };
+      theirs = [=](void* t, std::size_t& b) {
+        return cub::DeviceSegmentedReduce::Min(t, b, in, sums, n, counting_begin, counting_end);
+      };
+    } else if (size >= 0) {
       gpureduce::Options o;
       if (reduction == Reduction::correctly_rounded) o.accuracy = gpureduce::Accuracy::correctly_rounded;
       ours = [=](void* t, std::size_t& b) {
@@ -416,6 +429,12 @@ int run(int argc, char** argv) {
       const Shape offsets = sweep_offsets(k);
       bench.upload(offsets);
       bench.pair(table, offsets, std::int64_t(1) << k, reduction);
+    }
+    for (int k : {16, 17}) {  // fixed size: a block a segment (fixed_whole_kernel)
+      const Shape offsets = sweep_offsets(k);
+      const std::int64_t size = std::int64_t(1) << k;
+      Shape fixed{offsets.name + ", fixed size", {}, {}, offsets.segments() * size, size, offsets.target};
+      bench.pair(table, fixed, size, reduction);
     }
   }
   // Correctly rounded float sums (each segment's exact sum rounded once) against CUB's plain

@@ -326,6 +326,27 @@ TEST(SegmentedFixedSize, MatchesCubWithCountingIteratorOffsets) {
   }
 }
 
+// Fixed-size segments of 2-4 chunks, enough to fill the grid: Min's, Max's and integer sums' run a
+// block a segment in one stream (fixed_whole_kernel), ArgMin's, ArgMax's and float sums' in the
+// chunk and fold kernels; against CUB and the offsets call, and describe() says which.
+TEST(SegmentedFixedSize, OrderFreeWholeSegments) {
+  REQUIRE_GPU();
+  using S = detail::segmented::Shape<4>;
+  for (std::int64_t size : {S::kChunkItems + 1, 3 * S::kChunkItems + 5}) {
+    const std::int64_t n = 600;
+    expect_fixed_size_matches<SegCase<float, float, SegOp::argmin>>(n, size, Fill::small_integers, Options{});
+    expect_fixed_size_matches<SegCase<float, float, SegOp::argmax>>(n, size, Fill::small_integers, zeroed_options());
+    expect_fixed_size_matches<SegCase<float, float, SegOp::max>>(n, size, Fill::random, Options{});
+    expect_fixed_size_matches<SegCase<std::int32_t, std::int32_t, SegOp::sum>>(n, size, Fill::random, Options{});
+    const std::string text = DeviceSegmentedReduce::describe<float>(n, size);
+    EXPECT_NE(text.find("as one stream: 1 launch"), std::string::npos) << text;  // Min and Max
+    EXPECT_NE(text.find(". 2 launches"), std::string::npos) << text;             // Sum
+  }
+  // Too few segments to fill the grid: split, for every operator.
+  const std::string few = DeviceSegmentedReduce::describe<float>(8, S::kChunkItems + 1);
+  EXPECT_EQ(few.find("one stream"), std::string::npos) << few;
+}
+
 // 2^31 + 18 items as two fixed-size segments (64-bit offsets inside the kernels).
 TEST(SegmentedFixedSize, TwoSegmentsBeyond2To31ItemsInAll) {
   REQUIRE_GPU();

@@ -212,10 +212,22 @@ std::string describe_fixed_size(std::int64_t num_segments, std::int64_t segment_
               " items a segment, each a block, then a block a segment folds them in chunk order";
       break;
   }
+  const unsigned grid =
+      grid_of(fixed_first_kernel<P>(f), options, f.useful_blocks, f.blocks_per_sm);
+  if constexpr (kFixedWhole<P>) {
+    const unsigned wave =
+        grid_of(fixed_first_kernel<P>(f), options, kEveryBlockBusy, f.blocks_per_sm);
+    if (wave > 0 && fixed_runs_whole<P>(f, num_segments, wave))
+      text += " (Sum's way; Min and Max, whose answer is the same in any order, have segments "
+              "enough to fill the grid and read each whole instead, a block a segment, as one "
+              "stream: 1 launch, " +
+              grid_text(grid_of(reinterpret_cast<const void*>(fixed_whole_kernel<P>), options,
+                                num_segments, kFixedBlocksPerSm)) +
+              ")";
+  }
   const int launches = f.segment_class == SegmentClass::split ? 2 : 1;
   return text + ". " + std::to_string(launches) + (launches == 1 ? " launch (" : " launches (") +
-         grid_text(grid_of(fixed_first_kernel<P>(f), options, f.useful_blocks, f.blocks_per_sm)) +
-         "), no state. Temp storage: " +
+         grid_text(grid) + "), no state. Temp storage: " +
          std::to_string(f.temp_bytes) + " bytes.";
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 
 #include "../../gpureduce.hpp"
 #include "../context.hpp"
@@ -181,6 +182,24 @@ const void* fixed_first_kernel(const FixedPlan& f) {
   if (f.large_warps) return reinterpret_cast<const void*>(fixed_warp_kernel<P>);
   return reinterpret_cast<const void*>(fixed_small_kernel<P>);
 }
+
+// Split fixed-size segments run whole, a block a segment (fixed_whole_kernel), for Min, Max and
+// integer sums (kOrderFree), at most kWholeMaxChunks chunks a segment, when the segments are half
+// a wave of the chunk kernel's blocks (`wave`: its grid with work for every block; the general
+// path's rule, state.cuh). Not ArgMin and ArgMax: at 4 chunks a segment their whole kernel ran
+// slower than the chunk and fold kernels (docs/tuning.md, 'Order-free whole segments').
+template <class P>
+inline constexpr bool kFixedWhole =
+    kOrderFree<typename P::Op, typename P::Accum> && !kIndexedSource<typename P::Source>;
+template <class P>
+bool fixed_runs_whole(const FixedPlan& f, std::int64_t num_segments, std::int64_t wave) {
+  if constexpr (kFixedWhole<P>)
+    return f.segment_class == SegmentClass::split &&
+           whole_max_chunks(num_segments, wave) >= f.chunking.count;
+  return false;
+}
+// grid_for's `useful` for a grid of every block the kernel may hold (a wave).
+inline constexpr std::int64_t kEveryBlockBusy = std::numeric_limits<std::int64_t>::max();
 
 // Whether a general call runs direct_kernel: up to kDirectMaxSegments segments, and not for
 // ArgMin and ArgMax, whose direct kernel takes 80 registers (3 blocks an SM) and ran 2-8% slower
@@ -419,6 +438,19 @@ cudaError_t run_fixed(const Call<P>& c) {
   if (f.segment_class != SegmentClass::block && f.segment_class != SegmentClass::split)
     return launch(kSmall, grid, d, c.stream, "gpureduce: launching the fixed-size segment kernel",
                   a, f.lanes);
+  if constexpr (kFixedWhole<P>) {
+    unsigned wave = 1;
+    error = grid_for(d, reinterpret_cast<const void*>(kChunk), c.options, kEveryBlockBusy, wave,
+                     f.blocks_per_sm);
+    if (error != cudaSuccess) return error;
+    if (fixed_runs_whole<P>(f, c.num_segments, wave)) {
+      error = grid_for(d, reinterpret_cast<const void*>(fixed_whole_kernel<P>), c.options,
+                       c.num_segments, grid, kFixedBlocksPerSm);
+      if (error != cudaSuccess) return error;
+      return launch(fixed_whole_kernel<P>, grid, d, c.stream,
+                    "gpureduce: launching the fixed-size whole-segment kernel", a);
+    }
+  }
   error = launch(kChunk, grid, d, c.stream, "gpureduce: launching the fixed-size chunk kernel", a);
   if (error != cudaSuccess || f.chunking.count == 1) return error;
   error = grid_for(d, reinterpret_cast<const void*>(kFold), c.options, c.num_segments, grid);

@@ -245,6 +245,19 @@ __global__ void __launch_bounds__(kBlockThreads) fixed_chunk_kernel(Args<P> a) {
   }
 }
 
+// Split-class fixed-size segments of Min, Max and integer sums (dispatch.cuh, kFixedWhole) when
+// there are enough of them to fill the grid: a block a segment, read as one stream
+// (reduce_segment_in_block), one launch where the chunk and fold kernels took two and a tree a
+// chunk (docs/tuning.md, 'Order-free whole segments').
+template <class P>
+__global__ void __launch_bounds__(kBlockThreads) fixed_whole_kernel(Args<P> a) {
+  __shared__ BlockShared<typename P::Accum> sh;
+  wait_for_previous_kernel_then_release_next();
+  for (std::int64_t segment = blockIdx.x; segment < a.num_segments; segment += gridDim.x)
+    reduce_segment_in_block(a, segment, segment * a.segment_size, a.segment_size,
+                            sh.warp_totals(), sh.handover_slot());
+}
+
 template <class P>
 __global__ void __launch_bounds__(kBlockThreads) fixed_fold_kernel(Args<P> a) {
   __shared__ BlockShared<typename P::Accum> sh;
