@@ -19,6 +19,7 @@
 
 #include "../block/vectorized.cuh"
 #include "blas1_exact.hpp"
+#include "exact_args.cuh"
 #include "thread_inputs.cuh"
 #include "thread_sum.cuh"
 
@@ -79,19 +80,15 @@ struct TermFeed {
   }
 };
 
-// A block's share of |x_i| or x_i^2: the inputs' own loads (thread_inputs.cuh), each item fed as
-// its term.
+// A block's share of |x_i| or x_i^2: the inputs' share (exact_args.cuh), each item fed as its
+// term.
 template <Blas1Term kTerm, class T>
-struct TermShare {
+struct TermShare : InputShare<T> {
   using Item = term_t<kTerm, T>;
-  const T* x;
-  std::int64_t n;
-  std::int64_t rank;
-  std::int64_t blocks;
   template <bool kVector, class Thread>
   __device__ __forceinline__ void sum_into(Thread& thread) const {
     TermFeed<kTerm, T, Thread> feed{thread};
-    sum_inputs<kVector>(x, n, rank, blocks, feed);
+    InputShare<T>::template sum_into<kVector>(feed);
   }
 };
 

@@ -28,7 +28,7 @@ struct TermVectors {
     if constexpr (kTerm == Blas1Term::product) return ProductShare<T, false>{x, y, n, rank, blocks};
     else if constexpr (kTerm == Blas1Term::square && std::is_same_v<T, double>)
       return ProductShare<T, true>{x, x, n, rank, blocks};
-    else return TermShare<kTerm, T>{x, n, rank, blocks};
+    else return TermShare<kTerm, T>{{x, n, rank, blocks}};
   }
 };
 

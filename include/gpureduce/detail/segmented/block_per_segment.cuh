@@ -53,18 +53,12 @@ __device__ void reduce_segment_in_block(const Args<P>& a, std::int64_t segment, 
                                         typename P::Accum* handover) {
   using Accum = typename P::Accum;
   using S = Shape<sizeof(typename P::In)>;
-  if constexpr (kOrderFree<typename P::Op, Accum>) {
-    // One answer in any order: the segment as one stream, one tree at its end, where chunk by
-    // chunk each chunk's end drained the block's loads (docs/tuning.md, 'Order-free whole
-    // segments'). The reader counts indices from the segment's start, as the output does.
-    const Accum total = VectorizedRung::reduce<kBlockThreads, Accum>(
-        a.source.reader(begin), length, 0, 1, a.op, warp_totals, static_cast<Accum*>(nullptr));
-    if (threadIdx.x == 0) a.out[segment] = a.finish(total);
-    return;
-  }
   const Chunking chunking = S::chunking(length);
-  if (chunking.count == 1) {
-    const Accum total = reduce_chunk(a, begin, length, chunking, 0, warp_totals);
+  // One chunk, or an order-free operator (one answer in any order): the segment as one stream,
+  // one tree at its end, where chunk by chunk each chunk's end drained the block's loads
+  // (docs/tuning.md, 'Order-free whole segments').
+  if (kOrderFree<typename P::Op, Accum> || chunking.count == 1) {
+    const Accum total = reduce_chunk(a, begin, length, Chunking{1, length}, 0, warp_totals);
     if (threadIdx.x == 0) a.out[segment] = a.finish(total);
     return;
   }
