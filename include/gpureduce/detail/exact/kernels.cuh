@@ -117,7 +117,10 @@ __device__ __forceinline__ void sum_float_family(const Share& share,
 template <class Rung, int BLOCK, bool kWindow, class Share, class Family>
 __device__ __forceinline__ void sum_double_family(const Share& share, const BlockMemory<Family>& m) {
   BlockExact<Family>& shared = *m.exact;
-  DoubleExpansionThread<kWindow, Family> thread(shared.state);
+  constexpr bool kProducts = !std::is_same_v<Family, DoubleFamily>;
+  std::conditional_t<kProducts, ProductExpansionThread<kWindow, Family>,
+                     DoubleExpansionThread<kWindow, Family>>
+      thread(shared.state);
   share.template sum_into<kVectorLoads<Rung>>(thread);
   if constexpr (kVectorLoads<Rung>) {
     // the region (a column of integers for the seed rungs) and the warps' slots hold a double a
@@ -126,13 +129,12 @@ __device__ __forceinline__ void sum_double_family(const Share& share, const Bloc
     auto* los = reinterpret_cast<double*>(m.slots);
     thread.fold();
     thread.note_sign_of_zero();
-    constexpr bool kProducts = !std::is_same_v<Family, DoubleFamily>;
     if constexpr (kProducts) {
       thread.low.note_sign_of_zero();
       thread.seen |= thread.low.seen;
     }
     block_or(thread.seen, shared.seen);
-    if constexpr (kProducts) {  // the lo terms' expansions first, apart (DoubleExpansionThread)
+    if constexpr (kProducts) {  // the lo terms' expansions first, apart (ProductExpansionThread)
       combine_expansions_by_halves(shared, thread.low.expansion, his, los);
       __syncthreads();
     }

@@ -341,15 +341,10 @@ struct BlockStateSink {
   __device__ __forceinline__ void operator()(double v) const { atomic_add_value(*block, v); }
 };
 
-// `low`: exact products of doubles only (ProductFamily), their lo terms (blas1_shares.cuh), some
-// 53 binades under the hi terms, in an expansion of their own and combined by the block apart:
-// hi and lo together carry up to 106 bits a product, more than one two-word expansion holds.
 template <bool kWindow, class Family = DoubleFamily>
 struct DoubleExpansionThread : DoubleThreadSum<BlockStateSink<Family>, kWindow> {
-  DoubleThreadSum<BlockStateSink<Family>, false> low;
   __device__ explicit DoubleExpansionThread(ExactState<Family>& state)
-      : DoubleThreadSum<BlockStateSink<Family>, kWindow>(BlockStateSink<Family>{&state}),
-        low(BlockStateSink<Family>{&state}) {}
+      : DoubleThreadSum<BlockStateSink<Family>, kWindow>(BlockStateSink<Family>{&state}) {}
   // The end: the window folded, the expansion's two words as pieces on the limb grid, for the
   // block's combine.
   __device__ __forceinline__ void finish(Pieces (&pieces)[2]) {
@@ -364,6 +359,17 @@ struct DoubleExpansionThread : DoubleThreadSum<BlockStateSink<Family>, kWindow> 
       pieces[w] = pieces_of(n, p + kDoubleUnitOffset<Family>);
     }
   }
+};
+
+// Exact products of doubles (ProductFamily): `low` sums their lo terms (blas1_shares.cuh), some
+// 53 binades under the hi terms, in an expansion of their own that the block combines apart: hi
+// and lo together carry up to 106 bits a product, more than one two-word expansion holds. Only
+// the vectorized rung sums products, so finish() (the seed rungs') never meets `low`.
+template <bool kWindow, class Family>
+struct ProductExpansionThread : DoubleExpansionThread<kWindow, Family> {
+  DoubleThreadSum<BlockStateSink<Family>, false> low;
+  __device__ explicit ProductExpansionThread(ExactState<Family>& state)
+      : DoubleExpansionThread<kWindow, Family>(state), low(BlockStateSink<Family>{&state}) {}
 };
 
 }  // namespace gpureduce::detail::exact
