@@ -53,6 +53,15 @@ inline constexpr std::uint64_t kGridWindowMaxBytes =
 inline constexpr std::uint64_t kDeepWindowAboveBytes = std::uint64_t(2) << 20;
 template <class In>
 inline constexpr int kDeepWindowVectors = std::is_same_v<In, double> ? 8 : 4;
+// The float family's deep window kernel compiled for 2 resident blocks an SM though its grid is
+// one an SM (73 registers either way): H200, graphs, three rounds alternated on each of two
+// machines, f32 1M 3.46-3.49 -> 3.37-3.39 µs (CUB 3.41-3.55), 4M 5.77-5.82 -> 5.71-5.74 (CUB
+// 5.38-5.57); not explained (the schedule ptxas chose under the other bound). Doubles keep 1 (154
+// registers; at 2, 128): f64 1M 4.13-4.15 -> 4.01-4.03 but 4M 8.05-8.08 -> 8.25-8.28 on one of the
+// machines (level on the other). 512 and 1024 threads a block lost (docs/tuning.md, 'The deep
+// window's block').
+template <class In>
+inline constexpr int kDeepWindowMinBlocksPerSm = std::is_same_v<In, double> ? 1 : 2;
 
 // The block's span of `span` and the OR over its threads of two flags (one barrier).
 template <int BLOCK>

@@ -322,9 +322,10 @@ __global__ void __launch_bounds__(kAutomaticBlockThreads, kGridWindowBlocksPerSm
 }
 
 // ... and the deep window's (doubles and floats past kDeepWindowAboveBytes): a block an SM, each
-// thread kDeepWindowVectors vectors deep in flight (grid_window.cuh).
+// thread kDeepWindowVectors vectors deep in flight, compiled for kDeepWindowMinBlocksPerSm
+// (grid_window.cuh).
 template <class In, class Out>
-__global__ void __launch_bounds__(kAutomaticBlockThreads, 1)
+__global__ void __launch_bounds__(kAutomaticBlockThreads, kDeepWindowMinBlocksPerSm<In>)
     exact_deep_window_kernel(ExactArgs<In, Out> args) {
   grid_window_block<kDeepWindowVectors<In>, true>(args);
 }
