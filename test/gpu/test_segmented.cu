@@ -327,8 +327,9 @@ TEST(SegmentedFixedSize, MatchesCubWithCountingIteratorOffsets) {
 }
 
 // Fixed-size segments of 2-4 chunks, enough to fill the grid: Min's, Max's and integer sums' run a
-// block a segment in one stream (fixed_whole_kernel), ArgMin's, ArgMax's and float sums' in the
-// chunk and fold kernels; against CUB and the offsets call, and describe() says which.
+// block a segment in one stream (fixed_whole_kernel), ArgMin's and ArgMax's too at 2 chunks, at 4
+// in the chunk and fold kernels, as float sums' always; against CUB and the offsets call, and
+// describe() says which.
 TEST(SegmentedFixedSize, OrderFreeWholeSegments) {
   REQUIRE_GPU();
   using S = detail::segmented::Shape<4>;
@@ -341,6 +342,8 @@ TEST(SegmentedFixedSize, OrderFreeWholeSegments) {
     const std::string text = DeviceSegmentedReduce::describe<float>(n, size);
     EXPECT_NE(text.find("as one stream: 1 launch"), std::string::npos) << text;  // Min and Max
     EXPECT_NE(text.find(". 2 launches"), std::string::npos) << text;             // Sum
+    EXPECT_EQ(text.find("ArgMin and ArgMax, whose") != std::string::npos, size == S::kChunkItems + 1)
+        << text;
   }
   // Too few segments to fill the grid: split, for every operator.
   const std::string few = DeviceSegmentedReduce::describe<float>(8, S::kChunkItems + 1);

@@ -217,10 +217,12 @@ std::string describe_fixed_size(std::int64_t num_segments, std::int64_t segment_
   if constexpr (kFixedWhole<P>) {
     const unsigned wave =
         grid_of(fixed_first_kernel<P>(f), options, kEveryBlockBusy, f.blocks_per_sm);
+    const bool with_arg = f.chunking.count <= 2;  // kFixedWholeMaxChunks of ArgMin and ArgMax
     if (wave > 0 && fixed_runs_whole<P>(f, num_segments, wave))
-      text += " (Sum's way; Min and Max, whose answer is the same in any order, have segments "
-              "enough to fill the grid and read each whole instead, a block a segment, as one "
-              "stream: 1 launch, " +
+      text += std::string(" (Sum's way; ") +
+              (with_arg ? "Min, Max, ArgMin and ArgMax" : "Min and Max") +
+              ", whose answer is the same in any order, have segments enough to fill the grid "
+              "and read each whole instead, a block a segment, as one stream: 1 launch, " +
               grid_text(grid_of(reinterpret_cast<const void*>(fixed_whole_kernel<P>), options,
                                 num_segments, kFixedBlocksPerSm)) +
               ")";

@@ -183,18 +183,21 @@ const void* fixed_first_kernel(const FixedPlan& f) {
   return reinterpret_cast<const void*>(fixed_small_kernel<P>);
 }
 
-// Split fixed-size segments run whole, a block a segment (fixed_whole_kernel), for Min, Max and
-// integer sums (kOrderFree), at most kWholeMaxChunks chunks a segment, when the segments are half
-// a wave of the chunk kernel's blocks (`wave`: its grid with work for every block; the general
-// path's rule, state.cuh). Not ArgMin and ArgMax: at 4 chunks a segment their whole kernel ran
-// slower than the chunk and fold kernels (docs/tuning.md, 'Order-free whole segments').
+// Split fixed-size segments run whole, a block a segment (fixed_whole_kernel), for Min, Max,
+// ArgMin, ArgMax and integer sums (kOrderFree), at most kFixedWholeMaxChunks chunks a segment,
+// when the segments are half a wave of the chunk kernel's blocks (`wave`: its grid with work for
+// every block; the general path's rule, state.cuh). ArgMin and ArgMax at most 2: at 4 chunks a
+// segment their whole kernel ran slower than the chunk and fold kernels, at 2 faster (H200,
+// docs/tuning.md, 'Order-free whole segments').
 template <class P>
-inline constexpr bool kFixedWhole =
-    kOrderFree<typename P::Op, typename P::Accum> && !kIndexedSource<typename P::Source>;
+inline constexpr bool kFixedWhole = kOrderFree<typename P::Op, typename P::Accum>;
+template <class P>
+inline constexpr std::int64_t kFixedWholeMaxChunks =
+    kIndexedSource<typename P::Source> ? 2 : kWholeMaxChunks;
 template <class P>
 bool fixed_runs_whole(const FixedPlan& f, std::int64_t num_segments, std::int64_t wave) {
   if constexpr (kFixedWhole<P>)
-    return f.segment_class == SegmentClass::split &&
+    return f.segment_class == SegmentClass::split && f.chunking.count <= kFixedWholeMaxChunks<P> &&
            whole_max_chunks(num_segments, wave) >= f.chunking.count;
   return false;
 }
