@@ -217,7 +217,7 @@ std::string describe_fixed_size(std::int64_t num_segments, std::int64_t segment_
   if constexpr (kFixedWhole<P>) {
     const unsigned wave =
         grid_of(fixed_first_kernel<P>(f), options, kEveryBlockBusy, f.blocks_per_sm);
-    const bool with_arg = f.chunking.count <= 2;  // kFixedWholeMaxChunks of ArgMin and ArgMax
+    const bool with_arg = f.chunking.count <= kIndexedFixedWholeMaxChunks;
     if (wave > 0 && fixed_runs_whole<P>(f, num_segments, wave))
       text += std::string(" (Sum's way; ") +
               (with_arg ? "Min, Max, ArgMin and ArgMax" : "Min and Max") +

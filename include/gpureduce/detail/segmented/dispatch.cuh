@@ -191,9 +191,10 @@ const void* fixed_first_kernel(const FixedPlan& f) {
 // docs/tuning.md, 'Order-free whole segments').
 template <class P>
 inline constexpr bool kFixedWhole = kOrderFree<typename P::Op, typename P::Accum>;
+inline constexpr std::int64_t kIndexedFixedWholeMaxChunks = 2;  // ArgMin's and ArgMax's
 template <class P>
 inline constexpr std::int64_t kFixedWholeMaxChunks =
-    kIndexedSource<typename P::Source> ? 2 : kWholeMaxChunks;
+    kIndexedSource<typename P::Source> ? kIndexedFixedWholeMaxChunks : kWholeMaxChunks;
 template <class P>
 bool fixed_runs_whole(const FixedPlan& f, std::int64_t num_segments, std::int64_t wave) {
   if constexpr (kFixedWhole<P>)
