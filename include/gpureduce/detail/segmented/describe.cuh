@@ -142,7 +142,7 @@ std::string describe_offsets(std::int64_t num_segments, const std::int64_t* d_be
   const unsigned grid =
       few ? grid_of(reinterpret_cast<const void*>(few_units_kernel<P>), options,
                     num_segments * kMaxChunks, kFixedBlocksPerSm)
-          : grid_of(reinterpret_cast<const void*>(reduce_kernel<P>), options, INT64_MAX);
+          : grid_of(reinterpret_cast<const void*>(reduce_kernel<P>), options, kEveryBlockBusy);
   std::string text = "segmented, general offsets, " + std::to_string(sizeof(typename P::In)) +
                      "-byte items, " + std::to_string(num_segments) + " segments";
   if (num_segments > 0 && d_begin != nullptr && d_end != nullptr) {

@@ -202,8 +202,6 @@ bool fixed_runs_whole(const FixedPlan& f, std::int64_t num_segments, std::int64_
            whole_max_chunks(num_segments, wave) >= f.chunking.count;
   return false;
 }
-// grid_for's `useful` for a grid of every block the kernel may hold (a wave).
-inline constexpr std::int64_t kEveryBlockBusy = std::numeric_limits<std::int64_t>::max();
 
 // Whether a general call runs direct_kernel: up to kDirectMaxSegments segments, and not for
 // ArgMin and ArgMax, whose direct kernel takes 80 registers (3 blocks an SM) and ran 2-8% slower
@@ -247,6 +245,9 @@ inline cudaError_t find_device(cudaStream_t stream, const void* kernel, Device& 
   if (error == cudaSuccess) error = stream_is_capturing(stream, d.capturing);
   return error;
 }
+
+// grid_for's `useful` for a grid of every block the kernel may hold (a wave).
+inline constexpr std::int64_t kEveryBlockBusy = std::numeric_limits<std::int64_t>::max();
 
 // One wave of `kernel`'s resident blocks (at most `per_sm` an SM, if given; blocks of `threads`
 // with `shared` bytes of dynamic shared memory), at most `useful` and Options::grid_blocks, at
@@ -353,7 +354,7 @@ cudaError_t run_general(const Call<P>& c) {
   cudaError_t error = find_device(c.stream, reinterpret_cast<const void*>(kReduce), d);
   unsigned grid = 1;
   if (error == cudaSuccess)
-    error = grid_for(d, reinterpret_cast<const void*>(kReduce), c.options, INT64_MAX, grid);
+    error = grid_for(d, reinterpret_cast<const void*>(kReduce), c.options, kEveryBlockBusy, grid);
   const GeneralLayout l = general_layout_of(c);
   auto* temp = static_cast<unsigned char*>(c.temp);
   Args<P> a = kernel_args(c);

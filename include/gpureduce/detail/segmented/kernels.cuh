@@ -245,10 +245,10 @@ __global__ void __launch_bounds__(kBlockThreads) fixed_chunk_kernel(Args<P> a) {
   }
 }
 
-// Split-class fixed-size segments of Min, Max and integer sums (dispatch.cuh, kFixedWhole) when
-// there are enough of them to fill the grid: a block a segment, read as one stream
-// (reduce_segment_in_block), one launch where the chunk and fold kernels took two and a tree a
-// chunk (docs/tuning.md, 'Order-free whole segments').
+// Split-class fixed-size segments of Min, Max, integer sums, and ArgMin and ArgMax up to 2 chunks
+// (dispatch.cuh, kFixedWhole) when there are enough of them to fill the grid: a block a segment,
+// read as one stream (reduce_segment_in_block), one launch where the chunk and fold kernels took
+// two and a tree a chunk (docs/tuning.md, 'Order-free whole segments').
 template <class P>
 __global__ void __launch_bounds__(kBlockThreads) fixed_whole_kernel(Args<P> a) {
   __shared__ BlockShared<typename P::Accum> sh;
