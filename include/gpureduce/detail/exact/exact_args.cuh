@@ -83,7 +83,8 @@ struct ExactArgs {
 // rung's order; the seed rungs' grid-stride), so a kernel can sum a grid's share or a range alone.
 // A share names the type its thread sums (Item) and feeds it (sum_into); blas1_shares.cuh has
 // shares whose items are terms computed from the inputs (|x|, x^2, x y).
-template <class In>
+// kPadRagged: sum_inputs's.
+template <class In, bool kPadRagged = false>
 struct InputShare {
   using Item = In;
   const In* in;
@@ -92,11 +93,11 @@ struct InputShare {
   std::int64_t blocks;
   template <bool kVector, class Thread>
   __device__ __forceinline__ void sum_into(Thread& thread) const {
-    sum_inputs<kVector>(in, n, rank, blocks, thread);
+    sum_inputs<kVector, kPadRagged>(in, n, rank, blocks, thread);
   }
 };
-template <class In, class Out>
-__device__ __forceinline__ InputShare<In> grid_share(const ExactArgs<In, Out>& args) {
+template <bool kPadRagged = false, class In, class Out>
+__device__ __forceinline__ InputShare<In, kPadRagged> grid_share(const ExactArgs<In, Out>& args) {
   return {args.d_in, args.num_items, std::int64_t(blockIdx.x), std::int64_t(gridDim.x)};
 }
 

@@ -242,10 +242,17 @@ __global__ void __launch_bounds__(kMaxThreadsFor<BLOCK>) exact_sum_kernel(ExactA
 // four blocks an SM (64 registers): left free, the double kernel took 120 registers, two blocks.
 // For doubles built twice, with and without the window (dispatch.cuh: kDoubleWindowMinItems).
 inline constexpr int kAutomaticBlockThreads = 256;
+// Floats read a thread's ragged last batch as one batch padded with -0 (sum_inputs), its loads in
+// flight together: H200, graphs, f32 10M 10.89-10.94 -> 10.33-10.37 µs (CUB 8.79), 16M-256M
+// 0.05-0.2 µs slower (docs/tuning.md, 'The general kernel's ragged batch'). Doubles keep a vector
+// at a time: loaded together, f64 10M took 0.2-0.3 µs more.
 template <class In, class Out, bool kDoubleWindow>
 __global__ void __launch_bounds__(kAutomaticBlockThreads, 4)
     exact_automatic_kernel(ExactArgs<In, Out> args) {
-  exact_sum_block<VectorizedRung, kAutomaticBlockThreads, In, Out, true, kDoubleWindow>(args);
+  wait_for_previous_kernel_then_release_next();
+  finish_block<true>(args, exact_block_state<VectorizedRung, kAutomaticBlockThreads, In, Out, true,
+                                             kDoubleWindow>(
+                               args, grid_share<std::is_same_v<In, float>>(args)));
 }
 
 // automatic's one-block kernel (at most kOneBlockBytes of input, nothing exported): the fast path

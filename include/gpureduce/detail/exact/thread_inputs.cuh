@@ -29,13 +29,25 @@ __device__ __forceinline__ void add_scalar_ends(const In* in, std::int64_t n,
   if (tid < n - l.tail_begin) thread.add(in[l.tail_begin + tid]);
 }
 
+// A vector of In's -0: what pads a thread's last batch. -0 is IEEE addition's identity and
+// leaves a window's verdicts alone (its magnitude is no input's, and a sum of -0s alone stays -0).
+template <class In>
+__device__ __forceinline__ uint4 negative_zero_vector() {
+  constexpr unsigned kWord = sizeof(In) == 2 ? 0x80008000u : 0x80000000u;
+  if constexpr (sizeof(In) == 8) return make_uint4(0u, kWord, 0u, kWord);
+  else return make_uint4(kWord, kWord, kWord, kWord);
+}
+
 // Every input of this thread into `thread`, in batches: the vectorized rung's 16-byte loads,
 // kVectorsInFlight vectors issued before the first is used (as VectorizedRung::
 // fold_strided_vectors), handed over as one batch, so that a double expansion tests its remainders
 // once a batch rather than once an input (a test on each put every add's full dependency chain,
 // about ten double adds, on the thread's critical path); else one element per thread per step.
 // After each step the thread counts what it added, told the most the next step can add.
-template <bool kVector, class In, class Thread>
+// kPadRagged: the ragged last batch as one batch padded with -0, its loads in flight together,
+// rather than a vector at a time, a memory round trip each (a thread whose windows take -0 as
+// nothing: kernels.cuh, exact_automatic_kernel).
+template <bool kVector, bool kPadRagged = false, class In, class Thread>
 __device__ __forceinline__ void sum_inputs(const In* in, std::int64_t n, std::int64_t rank,
                                            std::int64_t blocks, Thread& thread) {
   const std::int64_t threads = blockDim.x;
@@ -58,12 +70,26 @@ __device__ __forceinline__ void sum_inputs(const In* in, std::int64_t n, std::in
       thread.add_batch(items);
       thread.template counted<kBatch>(kBatch);
     }
-    for (; v < l.vectors; v += stride) {  // the ragged last batch, a vector at a time
-      const uint4 raw = __ldg(vectors + v);
-      In items[kPerVector];
-      memcpy(items, &raw, sizeof(raw));
-      thread.add_batch(items);
-      thread.template counted<kBatch>(kPerVector);
+    if constexpr (kPadRagged) {
+      if (v < l.vectors) {  // the ragged last batch as one, padded with -0
+        const uint4 pad = negative_zero_vector<In>();
+        uint4 raw[kInFlight];
+#pragma unroll
+        for (int k = 0; k < kInFlight; ++k)
+          raw[k] = v + k * stride < l.vectors ? __ldg(vectors + v + k * stride) : pad;
+        In items[kBatch];
+        memcpy(items, raw, sizeof(raw));
+        thread.add_batch(items);
+        thread.template counted<kBatch>(kBatch);
+      }
+    } else {
+      for (; v < l.vectors; v += stride) {  // the ragged last batch, a vector at a time
+        const uint4 raw = __ldg(vectors + v);
+        In items[kPerVector];
+        memcpy(items, &raw, sizeof(raw));
+        thread.add_batch(items);
+        thread.template counted<kBatch>(kPerVector);
+      }
     }
     add_scalar_ends(in, n, l, rank, thread);  // 2 <= kBatch: within what counted allowed
   } else {
@@ -72,15 +98,6 @@ __device__ __forceinline__ void sum_inputs(const In* in, std::int64_t n, std::in
       thread.template counted<1>(1);
     }
   }
-}
-
-// A vector of In's -0: what pads a thread's last batch. -0 is IEEE addition's identity and
-// leaves a window's verdicts alone (its magnitude is no input's, and a sum of -0s alone stays -0).
-template <class In>
-__device__ __forceinline__ uint4 negative_zero_vector() {
-  constexpr unsigned kWord = sizeof(In) == 2 ? 0x80008000u : 0x80000000u;
-  if constexpr (sizeof(In) == 8) return make_uint4(0u, kWord, 0u, kWord);
-  else return make_uint4(kWord, kWord, kWord, kWord);
 }
 
 // The deep grid window's loads: batches of kInFlight vectors, the next batch's loads issued
