@@ -226,11 +226,14 @@ __device__ __forceinline__ BlockExact<family_of<In>>& exact_block_state(
 }
 
 // The body of every first-pass kernel: the block's state, then its pipeline's epilogue.
-template <class Rung, int BLOCK, class In, class Out, bool kAtomicOnly, bool kDoubleWindow = true>
+// kPadRagged: the share's (exact_args.cuh, InputShare).
+template <class Rung, int BLOCK, class In, class Out, bool kAtomicOnly, bool kDoubleWindow = true,
+          bool kPadRagged = false>
 __device__ __forceinline__ void exact_sum_block(const ExactArgs<In, Out>& args) {
   wait_for_previous_kernel_then_release_next();
-  finish_block<kAtomicOnly>(
-      args, exact_block_state<Rung, BLOCK, In, Out, kAtomicOnly, kDoubleWindow>(args));
+  auto& state = exact_block_state<Rung, BLOCK, In, Out, kAtomicOnly, kDoubleWindow>(
+      args, grid_share<kPadRagged>(args));
+  finish_block<kAtomicOnly>(args, state);
 }
 
 template <class Rung, int BLOCK, class In, class Out>
@@ -249,10 +252,8 @@ inline constexpr int kAutomaticBlockThreads = 256;
 template <class In, class Out, bool kDoubleWindow>
 __global__ void __launch_bounds__(kAutomaticBlockThreads, 4)
     exact_automatic_kernel(ExactArgs<In, Out> args) {
-  wait_for_previous_kernel_then_release_next();
-  finish_block<true>(args, exact_block_state<VectorizedRung, kAutomaticBlockThreads, In, Out, true,
-                                             kDoubleWindow>(
-                               args, grid_share<std::is_same_v<In, float>>(args)));
+  exact_sum_block<VectorizedRung, kAutomaticBlockThreads, In, Out, true, kDoubleWindow,
+                  std::is_same_v<In, float>>(args);
 }
 
 // automatic's one-block kernel (at most kOneBlockBytes of input, nothing exported): the fast path

@@ -38,6 +38,19 @@ __device__ __forceinline__ uint4 negative_zero_vector() {
   else return make_uint4(kWord, kWord, kWord, kWord);
 }
 
+// kInFlight vectors from `first`, `stride` apart; those at or past `count` are `pad` (no memory
+// touched for them).
+template <int kInFlight>
+__device__ __forceinline__ void load_padded(const uint4* vectors, std::int64_t count,
+                                            std::int64_t first, std::int64_t stride, uint4 pad,
+                                            uint4 (&raw)[kInFlight]) {
+#pragma unroll
+  for (int k = 0; k < kInFlight; ++k) {
+    const std::int64_t v = first + k * stride;
+    raw[k] = v < count ? __ldg(vectors + v) : pad;
+  }
+}
+
 // Every input of this thread into `thread`, in batches: the vectorized rung's 16-byte loads,
 // kVectorsInFlight vectors issued before the first is used (as VectorizedRung::
 // fold_strided_vectors), handed over as one batch, so that a double expansion tests its remainders
@@ -72,11 +85,8 @@ __device__ __forceinline__ void sum_inputs(const In* in, std::int64_t n, std::in
     }
     if constexpr (kPadRagged) {
       if (v < l.vectors) {  // the ragged last batch as one, padded with -0
-        const uint4 pad = negative_zero_vector<In>();
         uint4 raw[kInFlight];
-#pragma unroll
-        for (int k = 0; k < kInFlight; ++k)
-          raw[k] = v + k * stride < l.vectors ? __ldg(vectors + v + k * stride) : pad;
+        load_padded(vectors, l.vectors, v, stride, negative_zero_vector<In>(), raw);
         In items[kBatch];
         memcpy(items, raw, sizeof(raw));
         thread.add_batch(items);
@@ -116,19 +126,13 @@ __device__ __forceinline__ void sum_inputs_pipelined(const In* in, std::int64_t 
   const uint4* vectors = reinterpret_cast<const uint4*>(in + l.head);
   const std::int64_t stride = std::int64_t(blockDim.x) * blocks;
   const uint4 pad = negative_zero_vector<In>();
-  const auto load = [&](uint4(&raw)[kInFlight], std::int64_t first) {
-#pragma unroll
-    for (int k = 0; k < kInFlight; ++k) {
-      const std::int64_t v = first + k * stride;
-      raw[k] = v < l.vectors ? __ldg(vectors + v) : pad;
-    }
-  };
   std::int64_t v = rank * std::int64_t(blockDim.x) + threadIdx.x;
   uint4 raw[kInFlight];
-  load(raw, v);
+  load_padded(vectors, l.vectors, v, stride, pad, raw);
   for (; v < l.vectors; v += kInFlight * stride) {
     uint4 ahead[kInFlight];
-    load(ahead, v + kInFlight * stride);  // past the end: padding only, no memory touched
+    // past the end: padding only, no memory touched
+    load_padded(vectors, l.vectors, v + kInFlight * stride, stride, pad, ahead);
     In items[kBatch];
     memcpy(items, raw, sizeof(raw));
     thread.add_batch(items);
