@@ -35,19 +35,22 @@ enum class ExactShape {
                     // and in more
   drifting,         // runs of 4096 at one magnitude, each run 2^-6 .. 2^6 times the last, a quarter
                     // of them signed zeros: a thread's window must follow its data
+  wide,             // sign x [1, 2) x 2^k, k uniform in [-20, 20] ([-7, 7] for halves): each
+                    // batch spans more fields than one double holds (the deep window's bands) and
+                    // each thread more than its window (the general body's bins)
 };
 inline const char* to_string(ExactShape s) {
   static const char* const names[] = {"everyday", "every_scale", "cancellation", "ties",
                                       "near_overflow", "negative_zeros", "signed_zeros",
                                       "specials", "ill_conditioned", "subnormals",
-                                      "straddling", "drifting"};
+                                      "straddling", "drifting", "wide"};
   return names[int(s)];
 }
 inline constexpr ExactShape kAllExactShapes[] = {
     ExactShape::everyday, ExactShape::every_scale, ExactShape::cancellation, ExactShape::ties,
     ExactShape::near_overflow, ExactShape::negative_zeros, ExactShape::signed_zeros,
     ExactShape::specials, ExactShape::ill_conditioned, ExactShape::subnormals,
-    ExactShape::straddling, ExactShape::drifting};
+    ExactShape::straddling, ExactShape::drifting, ExactShape::wide};
 
 // The bit-level view of each input type.
 template <class T> struct Bits;
@@ -124,6 +127,13 @@ class ExactInputs {
         break;
       case ExactShape::straddling: straddling(x); break;
       case ExactShape::drifting: drifting(x); break;
+      case ExactShape::wide: {
+        const int limit = std::is_same_v<T, __half> ? 7 : 20;  // normal in every T
+        for (auto& v : x)
+          v = from_double<T>(std::ldexp(uniform(1.0, 2.0), int(rng_() % (2 * limit + 1)) - limit) *
+                             (bit() ? -1 : 1));
+        break;
+      }
     }
     return x;
   }

@@ -78,7 +78,7 @@ void every_shape_every_size() {
   // general kernel end in a ragged batch (floats: padded with -0, thread_inputs.cuh)
   for (std::int64_t n : capped({(1 << 24) + 13, 5 * (1 << 20) + 7})) {
     for (ExactShape shape : {ExactShape::everyday, ExactShape::every_scale, ExactShape::cancellation,
-                             ExactShape::drifting}) {
+                             ExactShape::drifting, ExactShape::wide}) {
       Exact<In, Out> x(inputs.make(shape, n), std::string(to_string(shape)) + " seed=" + std::to_string(seed));
       if (!x.check(correctly_rounded(), 1)) return;
     }
@@ -99,7 +99,7 @@ void every_configuration() {
   ExactInputs<In> inputs(seed);
   for (std::int64_t n : capped({1000, 65537, (1 << 20) + 7}))
     for (ExactShape shape : {ExactShape::every_scale, ExactShape::cancellation, ExactShape::ties,
-                             ExactShape::ill_conditioned, ExactShape::drifting}) {
+                             ExactShape::ill_conditioned, ExactShape::drifting, ExactShape::wide}) {
       Exact<In, Out> x(inputs.make(shape, n), std::string(to_string(shape)) + " seed=" + std::to_string(seed));
       for (Strategy strategy : kAllStrategies)
         for (Pipeline pipeline : kAllPipelines)

@@ -98,9 +98,8 @@ __device__ __forceinline__ __int128 block_total(__int128 mine) {
 // The block's sum from its threads' (one barrier for the spans, one for the sums), written by
 // thread 0 as the block's record; false for every thread alike where the block's span passes the
 // window or some thread refuses it.
-template <int BLOCK, class In, class Out>
-__device__ __forceinline__ bool block_window_record(const ExactArgs<In, Out>& args,
-                                                    WindowThread<In>& thread,
+template <int BLOCK, class In, class Out, class Thread>
+__device__ __forceinline__ bool block_window_record(const ExactArgs<In, Out>& args, Thread& thread,
                                                     std::uint64_t* records) {
   thread.finish();
   unsigned flags = 0;  // bit 0: some thread refuses; bit 1: some input is not -0

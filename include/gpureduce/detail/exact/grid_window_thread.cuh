@@ -77,10 +77,11 @@ struct WindowSum {
 };
 
 // The float family: a batch's inputs added in one double, exact where the batch spans at most
-// 53 - 24 - log2(batch) fields (else one by one, out of line), then that double into the sum: the
-// one-block window's double (one_block_sum.cuh), a conversion and a double add an input, and the
-// 128-bit add once a batch. (Pairwise trees and the doubles' parts below ran 0.2-0.6 µs slower
-// from 256K to 1M items: docs/tuning.md, 'Grid window'.)
+// 53 - 24 - log2(batch) fields (else in bands, kWideBands, or one by one, out of line), then that
+// double into the sum: the one-block window's double (one_block_sum.cuh), a conversion and a
+// double add an input, and the 128-bit add once a batch. (Pairwise trees and the doubles' parts
+// below ran 0.2-0.6 µs slower from 256K to 1M items: docs/tuning.md, 'Grid window'.)
+template <bool kWideBands>
 struct FloatFamilyWindowThread : WindowSum {
   template <class F, int N>
   __device__ __forceinline__ void add_batch(const F (&items)[N]) {
@@ -113,9 +114,41 @@ struct FloatFamilyWindowThread : WindowSum {
     if (int(batch.highest) - int(batch.lowest) <= kExactFields) {
       sum += double_in_units(batch_sum, span.lowest);
     } else {
+      if constexpr (kWideBands) {
+        add_wide_batch(items, int(batch.highest));
+      } else {
 #pragma unroll
-      for (int j = 0; j < N; ++j) sum += float_in_units(widen(items[j]), span.lowest);
+        for (int j = 0; j < N; ++j) sum += float_in_units(widen(items[j]), span.lowest);
+      }
     }
+  }
+  // A batch spanning more fields than one double holds exactly: its inputs in bands of 16 fields
+  // down from its largest, a double each (16 inputs of a band, multiples of its lowest field's
+  // last place below 2^39 of them, add up exactly in any order), each band then into the sum;
+  // inputs more than 4 bands down one by one, out of line. Input by input, every input of such a
+  // batch cost a 128-bit shift out of line: floats of 2^-20 to 2^21 ran 3.9x CUB's time at 4M in
+  // graphs, 2.6x with the bands. The deep window's kernel only: in the square-root grid's (64
+  // registers) the bands' code put 24 more bytes of spill on every batch's path, and its rows of
+  // every kind of data ran 7-9% slower (docs/tuning.md, 'Wide data').
+  static constexpr int kBandFields = 16, kBands = 4;
+  template <class F, int N>
+  __device__ __forceinline__ void add_wide_batch(const F (&items)[N], int highest) {
+    double band[kBands];
+#pragma unroll
+    for (int k = 0; k < kBands; ++k) band[k] = -0.0;
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      const float f = widen(items[j]);
+      const int field = int((__float_as_uint(f) >> 23) & 0xffu);
+      // highest is the largest finite field (a NaN's band is past them all: the block refuses it)
+      const unsigned k = unsigned(highest - (field > 1 ? field : 1)) / kBandFields;
+      const double d = double(f);
+#pragma unroll
+      for (int b = 0; b < kBands; ++b) band[b] += k == unsigned(b) ? d : -0.0;
+      if (k >= unsigned(kBands)) sum += float_in_units(f, span.lowest);
+    }
+#pragma unroll
+    for (int k = 0; k < kBands; ++k) sum += double_in_units(band[k], span.lowest);
   }
   template <class X>
   __device__ __forceinline__ void add(const X& x) {
@@ -222,8 +255,8 @@ struct DoubleWindowThread : WindowSum {
   }
 };
 
-template <class In>
-using WindowThread =
-    std::conditional_t<std::is_same_v<In, double>, DoubleWindowThread, FloatFamilyWindowThread>;
+template <class In, bool kDeep>
+using WindowThread = std::conditional_t<std::is_same_v<In, double>, DoubleWindowThread,
+                                        FloatFamilyWindowThread<kDeep>>;
 
 }  // namespace gpureduce::detail::exact

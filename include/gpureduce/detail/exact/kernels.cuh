@@ -289,7 +289,7 @@ __device__ __forceinline__ void grid_window_block(const ExactArgs<In, Out>& args
   constexpr int kBlock = kAutomaticBlockThreads;
   wait_for_previous_kernel_then_release_next();
   std::uint64_t* records = args.window_records();
-  WindowThread<In> thread;
+  WindowThread<In, kDeepVectors != 0> thread;
   const auto rank = std::int64_t(blockIdx.x), blocks = std::int64_t(gridDim.x);
   if constexpr (kDeepVectors == 0) sum_inputs<true>(args.d_in, args.num_items, rank, blocks, thread);
   else sum_inputs_pipelined<kDeepVectors>(args.d_in, args.num_items, rank, blocks, thread);

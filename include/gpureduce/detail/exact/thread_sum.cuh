@@ -171,15 +171,20 @@ struct FloatWindowThread {
     if (largest > 0) start = window_start_for(largest);
   }
   // The other groups: a thread's first group opens its window; a group mostly outside it moves the
-  // window there (its sum goes to the block's state first: the data changed magnitude). The inputs
-  // in the window (-0 standing in for the others: it leaves every sum as it was, the sign of an
-  // exact zero included) go in as a tree, the rest into their bins one by one.
+  // window there where the data moved (its sum goes to the block's state first): up, when the
+  // group reaches above the window's top, or down, when the group fits a window of its own. Data
+  // spanning more fields than a window (groups of 8 wider than it, below its top) keep it and fill
+  // the bins: a move flushes the window by 64-bit shared atomics, which such data paid nearly every
+  // group (floats of 2^-20 to 2^21 ran 8x CUB's time; docs/tuning.md, 'Wide data'). The inputs in
+  // the window (-0 standing in for the others: it leaves every sum as it was, the sign of an exact
+  // zero included) go in as a tree, the rest into their bins one by one.
   template <int N>
   __device__ __forceinline__ void add_group_slowly(const float (&v)[N]) {
     unsigned in = window_mask(v);
     if (start == 0 || __popc(in) < N / 2) {
       const int largest = largest_finite_field(v);
-      if (largest > 0) {
+      const bool moved = largest > start + 15 || least_nonzero_field(v) >= window_start_for(largest);
+      if (largest > 0 && (start == 0 || moved)) {
         flush_window();
         start = window_start_for(largest);
         in = window_mask(v);
@@ -210,6 +215,18 @@ struct FloatWindowThread {
       largest = field < 255 && field > largest ? field : largest;
     }
     return largest;
+  }
+  // The least exponent field of a nonzero input, subnormals as 0 (255 if none).
+  template <int N>
+  static __device__ __forceinline__ int least_nonzero_field(const float (&v)[N]) {
+    int least = 255;
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      const std::uint32_t bits = __float_as_uint(v[j]);
+      const int field = int((bits >> 23) & 0xffu);
+      least = (bits << 1) != 0 && field < least ? field : least;
+    }
+    return least;
   }
   template <int N>
   static __device__ __forceinline__ double pairwise_sum(double (&d)[N]) {
