@@ -118,16 +118,17 @@ template <class Rung, int BLOCK, bool kWindow, class Share, class Family>
 __device__ __forceinline__ void sum_double_family(const Share& share, const BlockMemory<Family>& m) {
   BlockExact<Family>& shared = *m.exact;
   constexpr bool kProducts = !std::is_same_v<Family, DoubleFamily>;
+  // the region (a column of integers for the seed rungs) and the warps' slots hold a double a
+  // thread each: the thread's second expansion until its end, then the combine's words
+  auto* his = reinterpret_cast<double*>(m.region);
+  auto* los = reinterpret_cast<double*>(m.slots);
   std::conditional_t<kProducts, ProductExpansionThread<kWindow, Family>,
                      DoubleExpansionThread<kWindow, Family>>
-      thread(shared.state);
+      thread(shared.state, his + threadIdx.x, los + threadIdx.x);
   share.template sum_into<kVectorLoads<Rung>>(thread);
   if constexpr (kVectorLoads<Rung>) {
-    // the region (a column of integers for the seed rungs) and the warps' slots hold a double a
-    // thread each
-    auto* his = reinterpret_cast<double*>(m.region);
-    auto* los = reinterpret_cast<double*>(m.slots);
     thread.fold();
+    thread.sink.flush();  // the second expansion's words into the block's state
     thread.note_sign_of_zero();
     if constexpr (kProducts) {
       thread.low.note_sign_of_zero();
@@ -284,6 +285,31 @@ __global__ void __launch_bounds__(kAutomaticBlockThreads, 1)
 // H200, graphs: f32 256K 3.06 -> 2.83 µs, 1M 3.94 -> 3.75, 4M 6.33 -> 5.97, f64 1M 4.73 -> 4.42,
 // 4M 8.53 -> 8.31; but the square-root grid's doubles at 2 MiB 3.50 -> 3.64, not explained, so
 // they keep the late ticket (docs/tuning.md, 'Deep window').
+// A grid window block whose inputs the window refused: the general body over its share, its
+// state into the grid's, and a record saying so.
+template <class In, class Out>
+__device__ __forceinline__ void general_block_into_grid(const ExactArgs<In, Out>& args,
+                                                        std::uint64_t* records) {
+  constexpr int kBlock = kAutomaticBlockThreads;
+  auto& state = exact_block_state<VectorizedRung, kBlock, In, Out, true, true>(args);
+  if (threadIdx.x < 32) {
+    add_block_into_grid(args, state, 0);  // the last block counts n
+    __syncwarp();  // warp 0's adds, then a fence, before thread 0's record (its flags)
+    if (threadIdx.x == 0) {
+      __threadfence();
+      publish_record(records, blockIdx.x, WindowRecord{0, ~0u, 0u, 0u, 0u});
+    }
+  }
+}
+// Doubles: out of line, so that the general body's code (its second expansion: thread_sum.cuh,
+// CascadeSink) leaves the window's kernels as they were; inline, the deep window's f64 1M rows
+// ran 5% slower on every kind of data (docs/tuning.md, 'Wide data').
+template <class In, class Out>
+__device__ __noinline__ void general_block_into_grid_out_of_line(const ExactArgs<In, Out>& args,
+                                                                 std::uint64_t* records) {
+  general_block_into_grid(args, records);
+}
+
 template <int kDeepVectors, bool kEarlyTicket, class In, class Out>
 __device__ __forceinline__ void grid_window_block(const ExactArgs<In, Out>& args) {
   constexpr int kBlock = kAutomaticBlockThreads;
@@ -301,15 +327,8 @@ __device__ __forceinline__ void grid_window_block(const ExactArgs<In, Out>& args
   };
   if constexpr (kEarlyTicket) take_ticket();
   if (!block_window_record<kBlock>(args, thread, records)) {
-    auto& state = exact_block_state<VectorizedRung, kBlock, In, Out, true, true>(args);
-    if (threadIdx.x < 32) {
-      add_block_into_grid(args, state, 0);  // the last block counts n
-      __syncwarp();  // warp 0's adds, then a fence, before thread 0's record (its flags)
-      if (threadIdx.x == 0) {
-        __threadfence();
-        publish_record(records, blockIdx.x, WindowRecord{0, ~0u, 0u, 0u, 0u});
-      }
-    }
+    if constexpr (std::is_same_v<In, double>) general_block_into_grid_out_of_line(args, records);
+    else general_block_into_grid(args, records);
   }
   if constexpr (!kEarlyTicket) take_ticket();
   __shared__ bool last;

@@ -356,16 +356,66 @@ template <class Family = DoubleFamily>
 struct BlockStateSink {
   ExactState<Family>* block;
   __device__ __forceinline__ void operator()(double v) const { atomic_add_value(*block, v); }
+  __device__ __forceinline__ void flush() const {}  // holds nothing
 };
 
+// Sums of doubles: what a thread's expansion cannot hold goes through a second two-word expansion
+// first. Inputs spanning more binades than one expansion holds (2^-60 to 2^61) left a remainder
+// nearly every input, each into the block's state by 64-bit shared atomics that every thread of
+// the block contended for: 4M such doubles took 647 µs against CUB's 7 (docs/tuning.md, 'Wide
+// data'). Its two words live in shared memory (the words
+// the block's combine takes later), touched only where the first expansion leaves a remainder:
+// in registers they put 20-36 more bytes of spill in automatic's general double kernel and cost
+// its 16M-64M rows 19-24% on any data. What it cannot hold, and anything from 2^900 up (so that
+// its words never overflow: fewer than 2^123 adds), still goes to the block's state.
+template <class Family = DoubleFamily>
+struct CascadeSink {
+  ExactState<Family>* block;
+  double* hi;  // this thread's second expansion: hi + lo, exactly
+  double* lo;
+  __device__ CascadeSink(ExactState<Family>& state, double* hi_word, double* lo_word)
+      : block(&state), hi(hi_word), lo(lo_word) {
+    *hi = -0.0;
+    *lo = 0.0;
+  }
+  __device__ __forceinline__ void operator()(double v) {
+    if (!(fabs(v) < 0x1p900)) return atomic_add_value(*block, v);
+    DoubleExpansion second{*hi, *lo};
+    const double remainder = second.add(v);
+    *hi = second.hi;
+    *lo = second.lo;
+    if (remainder != 0) atomic_add_value(*block, remainder);
+  }
+  // The second expansion into the block's state, at the thread's end (before the combine takes
+  // its words).
+  __device__ __forceinline__ void flush() {
+    atomic_add_value(*block, *hi);
+    atomic_add_value(*block, *lo);
+  }
+};
+
+// Sums of doubles cascade; exact products (ProductFamily, BLAS level-1) keep the block's state as
+// their sink: there the cascade's code added spill to the kernels' loops (not measured).
+template <class Family>
+using ExpansionSink =
+    std::conditional_t<std::is_same_v<Family, DoubleFamily>, CascadeSink<Family>, BlockStateSink<Family>>;
+template <class Family>
+__device__ __forceinline__ ExpansionSink<Family> expansion_sink(ExactState<Family>& state,
+                                                                double* hi_word, double* lo_word) {
+  if constexpr (std::is_same_v<Family, DoubleFamily>) return CascadeSink<Family>(state, hi_word, lo_word);
+  else return BlockStateSink<Family>{&state};
+}
+
 template <bool kWindow, class Family = DoubleFamily>
-struct DoubleExpansionThread : DoubleThreadSum<BlockStateSink<Family>, kWindow> {
-  __device__ explicit DoubleExpansionThread(ExactState<Family>& state)
-      : DoubleThreadSum<BlockStateSink<Family>, kWindow>(BlockStateSink<Family>{&state}) {}
-  // The end: the window folded, the expansion's two words as pieces on the limb grid, for the
-  // block's combine.
+struct DoubleExpansionThread : DoubleThreadSum<ExpansionSink<Family>, kWindow> {
+  // hi_word, lo_word: this thread's two doubles of shared memory for a second expansion
+  __device__ DoubleExpansionThread(ExactState<Family>& state, double* hi_word, double* lo_word)
+      : DoubleThreadSum<ExpansionSink<Family>, kWindow>(expansion_sink(state, hi_word, lo_word)) {}
+  // The end: the window folded, the second expansion into the block's state, the expansion's two
+  // words as pieces on the limb grid, for the block's combine.
   __device__ __forceinline__ void finish(Pieces (&pieces)[2]) {
     this->fold();
+    this->sink.flush();
     this->note_sign_of_zero();
     const double words[2] = {this->expansion.hi, this->expansion.lo};
 #pragma unroll
@@ -385,8 +435,9 @@ struct DoubleExpansionThread : DoubleThreadSum<BlockStateSink<Family>, kWindow> 
 template <bool kWindow, class Family>
 struct ProductExpansionThread : DoubleExpansionThread<kWindow, Family> {
   DoubleThreadSum<BlockStateSink<Family>, false> low;
-  __device__ explicit ProductExpansionThread(ExactState<Family>& state)
-      : DoubleExpansionThread<kWindow, Family>(state), low(BlockStateSink<Family>{&state}) {}
+  __device__ ProductExpansionThread(ExactState<Family>& state, double* hi_word, double* lo_word)
+      : DoubleExpansionThread<kWindow, Family>(state, hi_word, lo_word),
+        low(BlockStateSink<Family>{&state}) {}
 };
 
 }  // namespace gpureduce::detail::exact
