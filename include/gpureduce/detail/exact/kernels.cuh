@@ -276,15 +276,6 @@ __global__ void __launch_bounds__(kAutomaticBlockThreads, 1)
   exact_sum_block<VectorizedRung, kAutomaticBlockThreads, In, Out, false, false>(args);
 }
 
-// The grid window's block (grid_window.cuh): its window's record, else its general body's state
-// into the grid's; the last block rounds the records' sum. kDeepVectors: 0, the default engine's
-// batches (sum_inputs); else the deep window's pipelined batches of that many vectors.
-// kEarlyTicket: the ticket as soon as the block's inputs are in, its round trip under the
-// block's own record (each record carries its own flags, which the last block waits on:
-// window_records.cuh; so the tickets need not follow the records), else after the record.
-// H200, graphs: f32 256K 3.06 -> 2.83 µs, 1M 3.94 -> 3.75, 4M 6.33 -> 5.97, f64 1M 4.73 -> 4.42,
-// 4M 8.53 -> 8.31; but the square-root grid's doubles at 2 MiB 3.50 -> 3.64, not explained, so
-// they keep the late ticket (docs/tuning.md, 'Deep window').
 // A grid window block whose inputs the window refused: the general body over its share, its
 // state into the grid's, and a record saying so.
 template <class In, class Out>
@@ -310,6 +301,15 @@ __device__ __noinline__ void general_block_into_grid_out_of_line(const ExactArgs
   general_block_into_grid(args, records);
 }
 
+// The grid window's block (grid_window.cuh): its window's record, else its general body's state
+// into the grid's; the last block rounds the records' sum. kDeepVectors: 0, the default engine's
+// batches (sum_inputs); else the deep window's pipelined batches of that many vectors.
+// kEarlyTicket: the ticket as soon as the block's inputs are in, its round trip under the
+// block's own record (each record carries its own flags, which the last block waits on:
+// window_records.cuh; so the tickets need not follow the records), else after the record.
+// H200, graphs: f32 256K 3.06 -> 2.83 µs, 1M 3.94 -> 3.75, 4M 6.33 -> 5.97, f64 1M 4.73 -> 4.42,
+// 4M 8.53 -> 8.31; but the square-root grid's doubles at 2 MiB 3.50 -> 3.64, not explained, so
+// they keep the late ticket (docs/tuning.md, 'Deep window').
 template <int kDeepVectors, bool kEarlyTicket, class In, class Out>
 __device__ __forceinline__ void grid_window_block(const ExactArgs<In, Out>& args) {
   constexpr int kBlock = kAutomaticBlockThreads;

@@ -363,11 +363,11 @@ struct BlockStateSink {
 // first. Inputs spanning more binades than one expansion holds (2^-60 to 2^61) left a remainder
 // nearly every input, each into the block's state by 64-bit shared atomics that every thread of
 // the block contended for: 4M such doubles took 647 µs against CUB's 7 (docs/tuning.md, 'Wide
-// data'). Its two words live in shared memory (the words
-// the block's combine takes later), touched only where the first expansion leaves a remainder:
-// in registers they put 20-36 more bytes of spill in automatic's general double kernel and cost
-// its 16M-64M rows 19-24% on any data. What it cannot hold, and anything from 2^900 up (so that
-// its words never overflow: fewer than 2^123 adds), still goes to the block's state.
+// data'). Its two words live in shared memory (the words the block's combine takes later),
+// touched only where the first expansion leaves a remainder: in registers they put 20-36 more
+// bytes of spill in automatic's general double kernel and cost its 16M-64M rows 19-24% on any
+// data. What it cannot hold, and anything from 2^900 up (so that its words never overflow: fewer
+// than 2^123 adds), still goes to the block's state.
 template <class Family = DoubleFamily>
 struct CascadeSink {
   ExactState<Family>* block;
