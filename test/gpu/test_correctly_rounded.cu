@@ -635,6 +635,34 @@ TEST(CorrectlyRounded, GridWindowBlocksFarApart) {
   blocks_far_apart<float, double>();
 }
 
+// Doubles whose threads span more fields than two parts hold (27) but within three (the grid
+// window's second read, DoubleWindowThread<3>): each thread's inputs fall from about 2^20 to 2^-20
+// along its share (a thread reads its vectors in address order), so its unit moves down 40 fields
+// at once (the parts flushed first), or step by step (the parts rescaled and split again), or the
+// share rises. On the square-root grid and the deep window, against MPFR.
+TEST(CorrectlyRounded, DoubleWindowInThreeParts) {
+  REQUIRE_GPU();
+  const std::uint64_t seed = fresh_seed();
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<double> unit(1.0, 2.0);
+  for (std::int64_t n : {std::int64_t(100003), std::int64_t(1 << 20) + 3}) {
+    const auto sign = [&] { return random() % 2 == 0 ? 1.0 : -1.0; };
+    const auto make = [&](auto exponent_at) {
+      std::vector<double> values(static_cast<std::size_t>(n));
+      for (std::int64_t i = 0; i < n; ++i)
+        values[std::size_t(i)] = sign() * std::ldexp(unit(random), exponent_at(double(i) / double(n)));
+      return values;
+    };
+    const std::string at = " n=" + std::to_string(n) + " seed=" + std::to_string(seed);
+    Exact<double, double> falling(make([](double f) { return f < 0.5 ? 20 : -20; }), "falling" + at);
+    falling.check(correctly_rounded(), 1);
+    Exact<double, double> ramp(make([](double f) { return int(20 - 40 * f); }), "ramp" + at);
+    ramp.check(correctly_rounded(), 0);
+    Exact<double, double> rising(make([](double f) { return f < 0.5 ? -20 : 20; }), "rising" + at);
+    rising.check(correctly_rounded(), 1);
+  }
+}
+
 // The zeroed-storage promise on the grid window: one buffer zeroed once and called again and
 // again, the window's flagged records (window_records.cuh) and, for inputs that send blocks to
 // the general body, the grid's state in it. Each call gives MPFR's bits, and every byte that must

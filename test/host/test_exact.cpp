@@ -246,6 +246,16 @@ TEST(ExactModel, CapacitiesHoldTheirWorstCase) {
                           correctly_rounded_sum<float>(h.data(), std::int64_t(h.size()))));
 }
 
+// x (whole batches of 8) into one thread's sum, batch by batch, counted after each but the last.
+void add_in_batches_of_8(DoubleThreadSum<CountingSink>& thread, const std::vector<double>& x) {
+  for (std::size_t i = 0; i < x.size(); i += 8) {
+    double batch[8];
+    std::copy(x.begin() + std::ptrdiff_t(i), x.begin() + std::ptrdiff_t(i + 8), batch);
+    thread.add_batch(batch);
+    if (i + 8 < x.size()) thread.counted<8>(8);
+  }
+}
+
 // The double window at its worst case: a first batch of 1.5 * 2^e opens it at top e + 3; then
 // inputs just below 2^top of one sign whose parts under the high word's grid, 2^(top - 42), are
 // just under half of it (both words' largest drift), to kCapacity inputs, the last batch of them
@@ -263,12 +273,7 @@ TEST(ExactModel, DoubleWindowHoldsItsWorstCase) {
       unsigned seen = 0;
       int calls = 0;
       DoubleThreadSum<CountingSink> thread(CountingSink{&total, &seen, &calls});
-      for (std::size_t i = 0; i < x.size(); i += 8) {
-        double batch[8];
-        std::copy(x.begin() + std::ptrdiff_t(i), x.begin() + std::ptrdiff_t(i + 8), batch);
-        thread.add_batch(batch);
-        if (i + 8 < x.size()) thread.counted<8>(8);
-      }
+      add_in_batches_of_8(thread, x);
       ASSERT_TRUE(thread.window.limit != 0 && same_bits(thread.expansion.hi, -0.0))
           << "e=" << e << ": an input left the window's path";
       thread.fold();
@@ -281,6 +286,24 @@ TEST(ExactModel, DoubleWindowHoldsItsWorstCase) {
       ASSERT_EQ(calls, 2);
     }
   }
+}
+
+// At the lowest top the low word's grid is 2^-1074: subnormals and the least normals stay on the
+// window's path, and add up exactly.
+TEST(ExactModel, DoubleWindowHoldsSubnormals) {
+  std::vector<double> x(8, 0x1p-1000);
+  x.resize(64, -0x1p-1074);
+  x.resize(128, 0x1.0000000000001p-1022);
+  ExactState<DoubleFamily> total{};
+  unsigned seen = 0;
+  int calls = 0;
+  DoubleThreadSum<CountingSink> thread(CountingSink{&total, &seen, &calls});
+  add_in_batches_of_8(thread, x);
+  ASSERT_TRUE(thread.window.limit != 0 && same_bits(thread.expansion.hi, -0.0));
+  EXPECT_EQ(thread.window.top(), DoubleWindow::kLowestTop);
+  EXPECT_EQ(calls, 0);
+  const double got = round_to_nearest_even<double>(model_double(x, 1, kDoubleExpansionCapacity));
+  EXPECT_TRUE(same_result(got, correctly_rounded_sum<double>(x.data(), std::int64_t(x.size()))));
 }
 
 // Uniform doubles take the window's path: after 31 batches (below a fold) the window is open and

@@ -163,43 +163,74 @@ struct FloatFamilyWindowThread : WindowSum {
 // Doubles: integer arithmetic on each input (a 128-bit shift and add) cost ~40 instructions a
 // double, three times what the H200 has to spare at memory speed. So each input is scaled by
 // 2^(1075 - lowest), exact, into an integer-valued double below 2^(53 + span), and split in
-// floating point at 2^40: the multiple of 2^40 above and the rest below (at most 2^39), each batch
-// summed by pairwise trees into a double of its own, exactly while the thread's span stays within
+// floating point: the multiple of 2^39 above and the rest below (at most 2^38), each batch summed
+// by pairwise trees into a double of its own, exactly while the thread's span stays within
 // kThreadFields: six floating-point operations an input. Both go into the 128-bit sum every
-// kFlushItems inputs. When a smaller input lowers the unit by d fields, the two doubles are
-// multiplied by 2^d (exact) and `below` is split again, a dozen instructions; the 128-bit sum
-// keeps its own unit until the next flush. (Flushing and shifting the 128-bit sum at every new
-// lowest put that work in nearly every batch of every warp, since some lane of a warp nearly
-// always meets a new least input: docs/tuning.md, 'Grid window'.)
+// kFlushItems inputs. When a smaller input lowers the unit by d fields, the doubles are
+// multiplied by 2^d (exact) and split again, a dozen instructions; the 128-bit sum keeps its own
+// unit until the next flush. (Flushing and shifting the 128-bit sum at every new lowest put that
+// work in nearly every batch of every warp, since some lane of a warp nearly always meets a new
+// least input: docs/tuning.md, 'Grid window'.)
+//
+// kParts 3, for a block that kParts 2 refused (its second read: kernels.cuh,
+// refused_double_block): each input's multiple of 2^79 goes first into a third double, `top`,
+// four more operations an input, to spans of 61. Doubles of 2^-20 to 2^21 pass 27 in every thread, and
+// their blocks took the general body: 7.7x CUB's time at 4M. Three parts in every block, or a
+// thread's choice of two or three batch by batch, cost integer data 0.3-0.4 µs a call at 1M-4M
+// (docs/tuning.md, 'Wide data').
+template <int kParts>
 struct DoubleWindowThread : WindowSum {
+  static_assert(kParts == 2 || kParts == 3, "two or three parts");
   static constexpr int kFlushLog2 = 12;
   static constexpr int kFlushItems = 1 << kFlushLog2;
-  // Exact: above, kFlushItems inputs below 2^(53 + span) stay below 2^(53 + 40 - 1); below,
-  // kFlushItems rests of at most 2^39 stay below 2^53.
-  static constexpr int kThreadFields = 40 - 1 - kFlushLog2;
-  static constexpr double kSplit = 0x1.8p+91;  // 1.5 x 2^(52 + 40): rounds to multiples of 2^40
+  // kFlushItems inputs below 2^(53 + span) add up below 2^(65 + span). Two parts: `above`,
+  // multiples of 2^39, stays below 2^92 (53 bits) to a span of 27; `below`, rests of at most
+  // 2^38, below 2^51. Three: `top`, multiples of 2^79, is exact to a span of 67, and flush() moves
+  // it into the 128-bit sum, which holds it below 2^127 to a span of 61; `above` takes parts of at
+  // most 2^78.
+  static constexpr int kThreadFields =
+      kParts == 2 ? 92 - (53 + kFlushLog2) : 126 - (53 + kFlushLog2);
+  static constexpr double kSplit = 0x1.8p+91;      // rounds |v| < 2^90 to multiples of 2^39
+  static constexpr double kSplitTop = 0x1.8p+131;  // rounds |v| < 2^130 to multiples of 2^79
+  // Three parts: unit moves of this many fields flush first; below it, `above` times 2^d stays
+  // under 2^130 and `below` times 2^d under 2^90, where the splits hold.
+  static constexpr int kRescaleFields = 32;
+  double top = 0.0;                 // three parts only: integers, units 2^(span.lowest - 1075)
   double above = 0.0, below = 0.0;  // integers, units 2^(span.lowest - 1075)
   double scale = 0.0;               // 2^(1075 - span.lowest)
   unsigned sum_lowest = ~0u;        // WindowSum::sum's unit until flush(): 2^(sum_lowest - 1075)
-  int items = 0;                    // inputs in `above` and `below`
+  int items = 0;                    // inputs in the parts
 
   __device__ __forceinline__ void flush() {
     // a shift past 127 means a span past kThreadFields, which finish() refuses
     if (sum_lowest != ~0u) sum <<= min(sum_lowest - span.lowest, 127u);
     sum_lowest = span.lowest;
     sum += double_in_units(above, 1075) + double_in_units(below, 1075);  // units of 1
-    above = below = 0.0;
+    if constexpr (kParts == 3) sum += double_in_units(top, 1075);
+    top = above = below = 0.0;
     items = 0;
   }
-  // The unit moved down to `lowest`'s, d fields: above and below times 2^d, below split again at
-  // 2^40 (below 2^(51 + d) before: exact for d <= 40, and a larger d is a span finish() refuses).
+  // The unit moved down to `lowest`'s, d fields: the parts times 2^d, below split again at 2^39
+  // (below 2^(51 + d) before: exact for d <= 39, and a larger d is a span finish() refuses); with
+  // three parts, above split again at 2^79 too, or for d from kRescaleFields up, the parts
+  // flushed first.
   __device__ __forceinline__ void move_unit_down(unsigned lowest) {
     const unsigned d = span.lowest != ~0u ? min(span.lowest - lowest, 1000u) : 0u;
-    const double times = __longlong_as_double(static_cast<long long>(1023u + d) << 52);
-    const double scaled_below = below * times;
-    const double moved = (scaled_below + kSplit) - kSplit;
-    above = above * times + moved;
-    below = scaled_below - moved;
+    if (kParts == 3 && d >= unsigned(kRescaleFields)) {
+      flush();
+    } else {
+      const double times = __longlong_as_double(static_cast<long long>(1023u + d) << 52);
+      double scaled_above = above * times;
+      if constexpr (kParts == 3) {
+        const double to_top = (scaled_above + kSplitTop) - kSplitTop;
+        top = top * times + to_top;
+        scaled_above -= to_top;
+      }
+      const double scaled_below = below * times;
+      const double moved = (scaled_below + kSplit) - kSplit;
+      above = scaled_above + moved;
+      below = scaled_below - moved;
+    }
     span.lowest = lowest;
     // 2^(1075 - lowest) is a double for lowest >= 52; below (magnitudes under 2^-970), refuse
     refuse = refuse || lowest < 52u;
@@ -228,13 +259,19 @@ struct DoubleWindowThread : WindowSum {
     const unsigned lowest = max((least + 1u) >> 21, 1u);
     if (lowest < span.lowest) move_unit_down(lowest);
     double high[N], rest[N];
+    double highest_part[kParts == 3 ? N : 1];
 #pragma unroll
     for (int j = 0; j < N; ++j) {
-      const double scaled = x[j] * scale;  // exact: an integer below 2^(53 + span)
+      double scaled = x[j] * scale;  // exact: an integer below 2^(53 + span)
+      if constexpr (kParts == 3) {
+        highest_part[j] = (scaled + kSplitTop) - kSplitTop;
+        scaled -= highest_part[j];
+      }
       high[j] = (scaled + kSplit) - kSplit;
       rest[j] = scaled - high[j];
     }
     const auto add = [](double a, double b) { return a + b; };
+    if constexpr (kParts == 3) top += tree(highest_part, add);
     above += tree(high, add);
     below += tree(rest, add);
   }
@@ -256,7 +293,7 @@ struct DoubleWindowThread : WindowSum {
 };
 
 template <class In, bool kDeep>
-using WindowThread = std::conditional_t<std::is_same_v<In, double>, DoubleWindowThread,
+using WindowThread = std::conditional_t<std::is_same_v<In, double>, DoubleWindowThread<2>,
                                         FloatFamilyWindowThread<kDeep>>;
 
 }  // namespace gpureduce::detail::exact

@@ -109,6 +109,22 @@ __device__ __forceinline__ void sum_float_family(const Share& share,
   }
 }
 
+// The threads' second expansions (CascadeSink, in `his` and `los`), where any holds a word:
+// merged by the block's combine into its state before the expansions themselves take those words.
+// Each thread's own atomics into the state, every thread into the same few limbs, ran as
+// compare-and-swap loops retried against one another (doubles spanning 40 binades or more; ncu of
+// the float bins' like case: docs/tuning.md, 'Wide data').
+template <class Family>
+__device__ __forceinline__ void combine_second_expansions(BlockExact<Family>& shared,
+                                                          const CascadeSink<Family>& sink,
+                                                          double* his, double* los) {
+  const DoubleExpansion second{*sink.hi, *sink.lo};
+  // also orders every thread's read of its words before the combine writes them
+  if (!__syncthreads_or(second.hi != 0 || second.lo != 0)) return;
+  combine_expansions_by_halves(shared, second, his, los);
+  __syncthreads();
+}
+
 // Double family (and exact products of doubles, whose unit is lower): each thread's window and
 // double expansion (kWindow false: the expansion alone), their remainders in the block's state as
 // they come; at the end the vectorized rung merges the expansions by halves (products: their lo
@@ -128,7 +144,8 @@ __device__ __forceinline__ void sum_double_family(const Share& share, const Bloc
   share.template sum_into<kVectorLoads<Rung>>(thread);
   if constexpr (kVectorLoads<Rung>) {
     thread.fold();
-    thread.sink.flush();  // the second expansion's words into the block's state
+    if constexpr (kProducts) thread.sink.flush();  // holds nothing
+    else combine_second_expansions(shared, thread.sink, his, los);
     thread.note_sign_of_zero();
     if constexpr (kProducts) {
       thread.low.note_sign_of_zero();
@@ -292,18 +309,33 @@ __device__ __forceinline__ void general_block_into_grid(const ExactArgs<In, Out>
     }
   }
 }
-// Doubles: out of line, so that the general body's code (its second expansion: thread_sum.cuh,
-// CascadeSink) leaves the window's kernels as they were; inline, the deep window's f64 1M rows
-// ran 5% slower on every kind of data (docs/tuning.md, 'Wide data').
-template <class In, class Out>
-__device__ __noinline__ void general_block_into_grid_out_of_line(const ExactArgs<In, Out>& args,
-                                                                 std::uint64_t* records) {
-  general_block_into_grid(args, records);
+
+// A double block the window refused: its share read again, each input in three parts
+// (DoubleWindowThread<3>, spans to 61 fields where two parts hold 27), and its record; where
+// those refuse too (a span past the window, an infinity or NaN), the general body. Doubles of
+// 2^-20 to 2^21, H200, graphs: 4M 53.7 -> 15.5 µs (CUB 7.1), 1M 19.4 -> 7.1, 64K 11.7 -> 4.5;
+// doubles of 2^-60 to 2^61 pay the second read before the general body (4M 66 -> 75 µs), integer
+// data 0.02-0.04 µs at 64K-256K (docs/tuning.md, 'Wide data, continued'). Out of line, so that
+// the window's kernels keep their code: the general body's (its second expansion,
+// thread_sum.cuh's CascadeSink) inline cost the deep window's f64 1M rows 5% on every kind of
+// data; the three parts' choice made in the kernel, from a third flag of the block's vote, cost
+// its square-root grid's 5% (64K-256K).
+template <int kDeepVectors, class Out>
+__device__ __noinline__ void refused_double_block(const ExactArgs<double, Out>& args,
+                                                  std::uint64_t* records) {
+  __syncthreads();  // the refused record's reads of shared memory before this one's writes
+  DoubleWindowThread<3> thread;
+  const auto rank = std::int64_t(blockIdx.x), blocks = std::int64_t(gridDim.x);
+  if constexpr (kDeepVectors == 0) sum_inputs<true>(args.d_in, args.num_items, rank, blocks, thread);
+  else sum_inputs_pipelined<kDeepVectors>(args.d_in, args.num_items, rank, blocks, thread);
+  if (!block_window_record<kAutomaticBlockThreads>(args, thread, records))
+    general_block_into_grid(args, records);
 }
 
-// The grid window's block (grid_window.cuh): its window's record, else its general body's state
-// into the grid's; the last block rounds the records' sum. kDeepVectors: 0, the default engine's
-// batches (sum_inputs); else the deep window's pipelined batches of that many vectors.
+// The grid window's block (grid_window.cuh): its window's record, else (doubles: after a second
+// read in three parts) its general body's state into the grid's; the last block rounds the
+// records' sum. kDeepVectors: 0, the default engine's batches (sum_inputs); else the deep
+// window's pipelined batches of that many vectors.
 // kEarlyTicket: the ticket as soon as the block's inputs are in, its round trip under the
 // block's own record (each record carries its own flags, which the last block waits on:
 // window_records.cuh; so the tickets need not follow the records), else after the record.
@@ -327,7 +359,7 @@ __device__ __forceinline__ void grid_window_block(const ExactArgs<In, Out>& args
   };
   if constexpr (kEarlyTicket) take_ticket();
   if (!block_window_record<kBlock>(args, thread, records)) {
-    if constexpr (std::is_same_v<In, double>) general_block_into_grid_out_of_line(args, records);
+    if constexpr (std::is_same_v<In, double>) refused_double_block<kDeepVectors>(args, records);
     else general_block_into_grid(args, records);
   }
   if constexpr (!kEarlyTicket) take_ticket();

@@ -10,6 +10,7 @@
 #include "block_state.cuh"
 #include "double_thread.hpp"
 #include "float_bins.hpp"
+#include "warp_sum.cuh"
 
 namespace gpureduce::detail::exact {
 
@@ -282,18 +283,38 @@ struct FloatWindowThread {
     }
     touched = 0;
   }
+  // Up to this many lanes with bins add their own (uniform data: a small input now and then): the
+  // warp's sum a bin there cost 16M uniform and normal floats 0.3-0.4 µs. 8: reasoned, not swept.
+  static constexpr int kFewLanesWithBins = 8;
+  // At the end, the warp's touched bins into the block's state: each bin's integers (a bin sits at
+  // one place for every lane) summed over the warp first, below 2^58, and one lane's atomics a bin.
+  // Lane by lane, every thread of the block added its bins into the same few limbs, 64-bit
+  // shared atomics that sm_90 runs as compare-and-swap loops: floats of 2^-20 to 2^21, every lane
+  // with three or four bins, spent 30% of their instructions retrying them (ncu, 16M items,
+  // H200; docs/tuning.md, 'Wide data').
+  __device__ __forceinline__ void flush_bins_by_warp() {
+    if (__popc(__ballot_sync(0xffffffffu, touched != 0)) <= kFewLanesWithBins) return flush_bins();
+    for (unsigned left = __reduce_or_sync(0xffffffffu, touched); left != 0; left &= left - 1) {
+      const int b = __ffs(int(left)) - 1;
+      const std::int64_t mine =
+          (touched >> b) & 1u ? float_bin_integer(bins[b * stride], b, seen) : 0;
+      const std::int64_t bin = warp_sum(mine);
+      if (threadIdx.x % 32 == 0 && bin != 0) atomic_add_scaled(*block, bin, float_bin_position(b));
+    }
+    touched = 0;
+  }
   // The common end: the window's integer and where it sits, at the lowest window of the warp
-  // (windows up to kWindowSpread fields above it shift up; below 2^57 each), and any touched bins
-  // straight into the block's state; true only if every lane's window is that close, so that the
-  // warp can add the integers as they are (block_combine.cuh's warp_window_into_row). Lanes with
-  // no window hold a zero, which fits anywhere. The generic end (finish, ten limbs a thread) costs
-  // ~500 instructions a warp: docs/tuning.md, 'The warp's end with spread windows and bins'.
+  // (windows up to kWindowSpread fields above it shift up; below 2^57 each), and the warp's
+  // touched bins into the block's state; true only if every lane's window is that close, so that
+  // the warp can add the integers as they are (block_combine.cuh's warp_window_into_row). Lanes
+  // with no window hold a zero, which fits anywhere. The generic end (finish, ten limbs a thread)
+  // costs ~500 instructions a warp: docs/tuning.md, 'The warp's end with spread windows and bins'.
   __device__ __forceinline__ bool finish_in_shared_window(std::int64_t& n, int& position) {
     constexpr int kNoWindow = kLastWindowStart + 1;
     const int lowest = __reduce_min_sync(0xffffffffu, start != 0 ? start : kNoWindow);
     const int highest = __reduce_max_sync(0xffffffffu, start);  // 0 where no lane has a window
     if (highest - lowest > kWindowSpread) return false;
-    flush_bins();
+    flush_bins_by_warp();
     const int base = lowest != kNoWindow ? lowest : 1;
     n = window_integer_at(hot, start != 0 ? start : base, base, seen);
     position = window_position(base);
@@ -386,8 +407,8 @@ struct CascadeSink {
     *lo = second.lo;
     if (remainder != 0) atomic_add_value(*block, remainder);
   }
-  // The second expansion into the block's state, at the thread's end (before the combine takes
-  // its words).
+  // The second expansion into the block's state, at the thread's end: the seed rungs' (the
+  // vectorized rung's combine merges the block's: kernels.cuh, combine_second_expansions).
   __device__ __forceinline__ void flush() {
     atomic_add_value(*block, *hi);
     atomic_add_value(*block, *lo);
