@@ -174,10 +174,10 @@ struct FloatFamilyWindowThread : WindowSum {
 //
 // kParts 3, for a block that kParts 2 refused (its second read: kernels.cuh,
 // refused_double_block): each input's multiple of 2^79 goes first into a third double, `top`,
-// four more operations an input, to spans of 61. Doubles of 2^-20 to 2^21 pass 27 in every thread, and
-// their blocks took the general body: 7.7x CUB's time at 4M. Three parts in every block, or a
-// thread's choice of two or three batch by batch, cost integer data 0.3-0.4 µs a call at 1M-4M
-// (docs/tuning.md, 'Wide data').
+// four more operations an input, to spans of 61. Doubles of 2^-20 to 2^21 pass 27 in every
+// thread, and their blocks took the general body: 7.7x CUB's time at 4M. Three parts in every
+// block, or a thread's choice of two or three batch by batch, cost integer data 0.3-0.4 µs a call
+// at 1M-4M (docs/tuning.md, 'Wide data, continued').
 template <int kParts>
 struct DoubleWindowThread : WindowSum {
   static_assert(kParts == 2 || kParts == 3, "two or three parts");

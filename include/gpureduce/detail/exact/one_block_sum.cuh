@@ -224,7 +224,6 @@ __device__ __forceinline__ long long scaled_float(float f, unsigned lowest) {
   return (bits >> 31) != 0 ? -magnitude : magnitude;
 }
 
-
 // Float family, a span too wide for a double's window but within a 64-bit integer's (63 - 24 -
 // log2 n fields: 27 at 4K items, against 17): the inputs again, each an integer number of the
 // lowest field's units. Uniform inputs in [-1, 1) reach past 17 fields in about one 4K call in 60

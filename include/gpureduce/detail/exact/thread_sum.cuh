@@ -291,7 +291,7 @@ struct FloatWindowThread {
   // Lane by lane, every thread of the block added its bins into the same few limbs, 64-bit
   // shared atomics that sm_90 runs as compare-and-swap loops: floats of 2^-20 to 2^21, every lane
   // with three or four bins, spent 30% of their instructions retrying them (ncu, 16M items,
-  // H200; docs/tuning.md, 'Wide data').
+  // H200; docs/tuning.md, 'Wide data, continued').
   __device__ __forceinline__ void flush_bins_by_warp() {
     if (__popc(__ballot_sync(0xffffffffu, touched != 0)) <= kFewLanesWithBins) return flush_bins();
     for (unsigned left = __reduce_or_sync(0xffffffffu, touched); left != 0; left &= left - 1) {
