@@ -637,9 +637,10 @@ TEST(CorrectlyRounded, GridWindowBlocksFarApart) {
 
 // Doubles whose threads span more fields than two parts hold (27) but within three (the grid
 // window's second read, DoubleWindowThread<3>): each thread's inputs fall from about 2^20 to 2^-20
-// along its share (a thread reads its vectors in address order), so its unit moves down 40 fields
-// at once (the parts flushed first), or step by step (the parts rescaled and split again), or the
-// share rises. On the square-root grid and the deep window, against MPFR.
+// along its share (a thread reads its vectors in address order), so where a thread has more than
+// one batch (the deep window's 1M + 3) its unit moves down 40 fields at once (the parts flushed
+// first), or step by step (the parts rescaled and split again), or the share rises. On the
+// square-root grid and the deep window, against MPFR.
 TEST(CorrectlyRounded, DoubleWindowInThreeParts) {
   REQUIRE_GPU();
   const std::uint64_t seed = fresh_seed();
