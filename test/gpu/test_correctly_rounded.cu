@@ -664,6 +664,35 @@ TEST(CorrectlyRounded, DoubleWindowInThreeParts) {
   }
 }
 
+// The general body's double window with its third word (double_thread.hpp): each thread's inputs
+// fall from about 2^30 to 2^-10 along its share (40 binades: past the 33 two words hold, within
+// three words' 76), so its window keeps its top, the third word takes the small inputs' low bits,
+// and the capacity's fold reopens the window lower; in the second input a sprinkle near 2^-80 (110
+// binades under the top) turns the third word off in the threads that meet one. On automatic's
+// general kernel (past 40 MiB) and on the vectorized rung under every pipeline, against MPFR.
+TEST(CorrectlyRounded, DoubleWindowThirdWord) {
+  REQUIRE_GPU();
+  const std::uint64_t seed = fresh_seed();
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<double> unit(1.0, 2.0);
+  for (std::int64_t n : capped({std::int64_t(1 << 20) + 5, std::int64_t(6 << 20) + 3})) {
+    for (bool sprinkled : {false, true}) {
+      std::vector<double> values(static_cast<std::size_t>(n));
+      for (std::int64_t i = 0; i < n; ++i) {
+        int exponent = i < n / 2 ? 30 : -10;
+        if (sprinkled && random() % 4096 == 0) exponent = -80;
+        values[std::size_t(i)] = (random() % 2 == 0 ? 1.0 : -1.0) * std::ldexp(unit(random), exponent);
+      }
+      Exact<double, double> x(std::move(values), std::string(sprinkled ? "falling, sprinkled" : "falling") +
+                                                     " n=" + std::to_string(n) + " seed=" + std::to_string(seed));
+      if (!x.check(correctly_rounded(), 1)) return;
+      if (n > (2 << 20)) continue;
+      for (Pipeline pipeline : kAllPipelines)
+        if (!x.check(correctly_rounded({Strategy::vectorized, pipeline}), 0)) return;
+    }
+  }
+}
+
 // The zeroed-storage promise on the grid window: one buffer zeroed once and called again and
 // again, the window's flagged records (window_records.cuh) and, for inputs that send blocks to
 // the general body, the grid's state in it. Each call gives MPFR's bits, and every byte that must

@@ -137,12 +137,16 @@ struct CountingSink {
   ExactState<DoubleFamily>* total;
   unsigned* seen;
   int* calls;
+  double* third = nullptr;  // the window's third word, where the thread has one
+  double& third_word() const { return *third; }
   void operator()(double v) const {
     ++*calls;
     add_double_exactly(*total, v, *seen);
   }
 };
 
+// kThirdWord: the window with its third word, as sums of doubles run it (thread_sum.cuh).
+template <bool kThirdWord = false>
 ExactState<DoubleFamily> model_double(const std::vector<double>& x, int threads, int capacity,
                                       int* sink_calls = nullptr) {
   ExactState<DoubleFamily> total{};
@@ -152,11 +156,13 @@ ExactState<DoubleFamily> model_double(const std::vector<double>& x, int threads,
     std::vector<double> mine;
     for (std::size_t i = std::size_t(t); i < x.size(); i += std::size_t(threads))
       mine.push_back(x[i]);
-    DoubleThreadSum<CountingSink> thread(CountingSink{&total, &seen, &calls});
+    double third_word;
+    DoubleThreadSum<CountingSink, true, kThirdWord> thread(
+        CountingSink{&total, &seen, &calls, &third_word});
     std::size_t i = 0;
     int since_flush = 0;
     auto step = [&](int added) {
-      thread.counted<8>(added);
+      thread.template counted<8>(added);
       if ((since_flush += added) >= capacity) {
         thread.fold();
         thread.flush_expansion();
@@ -188,15 +194,15 @@ ExactState<DoubleFamily> model_double(const std::vector<double>& x, int threads,
   return total;
 }
 
-template <class In, class Out>
+template <class In, class Out, bool kThirdWord = false>
 Out model_sum(const std::vector<In>& x, int threads, int capacity) {
   if constexpr (std::is_same_v<In, double>)
-    return round_to_nearest_even<Out>(model_double(x, threads, capacity));
+    return round_to_nearest_even<Out>(model_double<kThirdWord>(x, threads, capacity));
   else
     return round_to_nearest_even<Out>(model_float_family(x, threads, capacity));
 }
 
-template <class In, class Out>
+template <class In, class Out, bool kThirdWord = false>
 void check_every_shape(std::uint64_t seed) {
   ExactInputs<In> inputs(seed);
   for (ExactShape shape : kAllExactShapes)
@@ -205,7 +211,7 @@ void check_every_shape(std::uint64_t seed) {
         for (int capacity : {3, std::is_same_v<In, __half> ? kHalfCapacity : kFloatBinCapacity}) {
           const std::vector<In> x = inputs.make(shape, n);
           const Out want = correctly_rounded_sum<Out>(x.data(), n);
-          const Out got = model_sum<In, Out>(x, threads, capacity);
+          const Out got = model_sum<In, Out, kThirdWord>(x, threads, capacity);
           ASSERT_TRUE(same_result(got, want))
               << to_string(shape) << " n=" << n << " threads=" << threads << " capacity=" << capacity
               << " seed=" << seed << ": " << hex(got) << " (" << double(got) << ") vs MPFR " << hex(want)
@@ -223,6 +229,7 @@ TEST(ExactModel, FloatToDoubleMatchesMpfr) { check_every_shape<float, double>(se
 TEST(ExactModel, HalfToFloatMatchesMpfr) { check_every_shape<__half, float>(seed()); }
 TEST(ExactModel, BFloat16ToFloatMatchesMpfr) { check_every_shape<__nv_bfloat16, float>(seed()); }
 TEST(ExactModel, DoubleToDoubleMatchesMpfr) { check_every_shape<double, double>(seed()); }
+TEST(ExactModel, DoubleWithThirdWordMatchesMpfr) { check_every_shape<double, double, true>(seed()); }
 
 // The capacities at their worst case, one thread: a window opened by a value of field f reaches f + 2,
 // so kFloatBinCapacity inputs of its largest magnitude plus one on its lowest place add up to just
@@ -247,12 +254,13 @@ TEST(ExactModel, CapacitiesHoldTheirWorstCase) {
 }
 
 // x (whole batches of 8) into one thread's sum, batch by batch, counted after each but the last.
-void add_in_batches_of_8(DoubleThreadSum<CountingSink>& thread, const std::vector<double>& x) {
+template <class Thread>
+void add_in_batches_of_8(Thread& thread, const std::vector<double>& x) {
   for (std::size_t i = 0; i < x.size(); i += 8) {
     double batch[8];
     std::copy(x.begin() + std::ptrdiff_t(i), x.begin() + std::ptrdiff_t(i + 8), batch);
     thread.add_batch(batch);
-    if (i + 8 < x.size()) thread.counted<8>(8);
+    if (i + 8 < x.size()) thread.template counted<8>(8);
   }
 }
 
@@ -303,6 +311,69 @@ TEST(ExactModel, DoubleWindowHoldsSubnormals) {
   EXPECT_EQ(thread.window.top(), DoubleWindow::kLowestTop);
   EXPECT_EQ(calls, 0);
   const double got = round_to_nearest_even<double>(model_double(x, 1, kDoubleExpansionCapacity));
+  EXPECT_TRUE(same_result(got, correctly_rounded_sum<double>(x.data(), std::int64_t(x.size()))));
+}
+
+// The third word at its worst case: a first batch of 1.5 * 2^e opens the window at top e + 3; then
+// inputs 2^(top - 76) + 2^(top - 86) - 2^(top - 128), at the third word's lowest magnitude, whose
+// part under the low word's grid, 2^(top - 85), is just under half of it (the third word's largest
+// drift) and ends on the third word's grid, 2^(top - 128), to kCapacity inputs. On the window's
+// path throughout only if the third bias is low enough (one binade higher fails), and exact. Below
+// kLowestThirdTop there is no third word: the same inputs close the window, and still add up
+// exactly.
+TEST(ExactModel, DoubleWindowThirdWordHoldsItsWorstCase) {
+  for (int e : {DoubleWindow::kLowestThirdTop - 3, -500, 0, 3, 600, 996, -960}) {
+    for (double sign : {1.0, -1.0}) {
+      const int top = e + 3;
+      std::vector<double> x(8, sign * std::ldexp(1.5, e));
+      const double drifting =
+          std::ldexp(1.0, top - 76) + (std::ldexp(1.0, top - 86) - std::ldexp(1.0, top - 128));
+      x.resize(DoubleWindow::kCapacity, sign * drifting);
+      const double want = correctly_rounded_sum<double>(x.data(), std::int64_t(x.size()));
+      const double got = round_to_nearest_even<double>(model_double<true>(x, 1, kDoubleExpansionCapacity));
+      ASSERT_TRUE(same_result(got, want)) << "e=" << e << " sign=" << sign << ": " << hex(got)
+                                          << " vs MPFR " << hex(want);
+      if (top < DoubleWindow::kLowestThirdTop) continue;
+      ExactState<DoubleFamily> total{};
+      unsigned seen = 0;
+      int calls = 0;
+      double third_word;
+      DoubleThreadSum<CountingSink, true, true> thread(
+          CountingSink{&total, &seen, &calls, &third_word});
+      add_in_batches_of_8(thread, x);
+      ASSERT_TRUE(thread.window.limit != 0 && same_bits(thread.expansion.hi, -0.0) && calls == 0)
+          << "e=" << e << ": an input left the window's path";
+      ASSERT_NE(third_word, 0.0) << "e=" << e << ": the third word took nothing";
+    }
+  }
+}
+
+// Data that shrank after an outlier: a first batch of 2^40 opens the window; inputs near 1 (40
+// binades under its top) then leave the low word remainders, which the third word takes; the
+// capacity's fold then reopens the window at the next batch, down where the data are, with the
+// third word empty; a batch spanning more than three words turns the third word off for good.
+// Exact throughout.
+TEST(ExactModel, DoubleWindowThirdWordFollowsShrinkingData) {
+  std::vector<double> x(8, 0x1.8p40);
+  for (int i = 0; i < DoubleWindow::kCapacity + 8; ++i) x.push_back(1.0 + 0x1p-52 * (i + 1));
+  ExactState<DoubleFamily> total{};
+  unsigned seen = 0;
+  int calls = 0;
+  double third_word;
+  DoubleThreadSum<CountingSink, true, true> thread(CountingSink{&total, &seen, &calls, &third_word});
+  std::vector<double> first(x.begin(), x.begin() + 16);
+  add_in_batches_of_8(thread, first);
+  EXPECT_EQ(thread.window.top(), 40 + DoubleWindow::kSlack + 1);
+  EXPECT_NE(third_word, 0.0);
+  std::vector<double> rest(x.begin() + 16, x.end());
+  add_in_batches_of_8(thread, rest);
+  EXPECT_EQ(thread.window.top(), 0 + DoubleWindow::kSlack + 1) << "the window did not come down";
+  EXPECT_TRUE(thread.third_on);
+  double wide[8] = {0x1.8p40, 0x1.0000000000001p-50, 1, 1, 1, 1, 1, 1};
+  thread.add_batch(wide);
+  EXPECT_FALSE(thread.third_on) << "a batch spanning 90 binades left the third word on";
+  x.insert(x.end(), wide, wide + 8);
+  const double got = round_to_nearest_even<double>(model_double<true>(x, 1, kDoubleExpansionCapacity));
   EXPECT_TRUE(same_result(got, correctly_rounded_sum<double>(x.data(), std::int64_t(x.size()))));
 }
 

@@ -19,7 +19,13 @@ inline constexpr std::uint32_t kExpansionLimitWord = std::uint32_t(1000 + 1023) 
 
 // kWindow false: every batch through the expansion (automatic's kernel below kDoubleWindowMinItems,
 // where threads have no full batch, and the one-block kernel's fallback).
-template <class Sink, bool kWindow = true>
+// kThirdWord: the window has a third word (DoubleWindow::third_bias), kept by the sink
+// (`sink.third_word()`: on the device shared memory, as in registers it spilled automatic's general
+// double kernel, docs/tuning.md 'Wide data, continued'), touched only where a batch leaves the low
+// word remainders and where the window folds; 0 while it holds nothing. Two words hold 33 binades
+// under the window's top, three 76: doubles of 2^-20 to 2^21 then stay on the window's path
+// instead of closing it nearly every batch.
+template <class Sink, bool kWindow = true, bool kThirdWord = false>
 struct DoubleThreadSum {
   Sink sink;
   DoubleExpansion expansion;
@@ -27,8 +33,14 @@ struct DoubleThreadSum {
   int count = 0;         // inputs since the expansion last went into the sink
   int window_count = 0;  // inputs in the window since it last went into the expansion
   unsigned seen = 0;
+  // The third word in use, until it first leaves a remainder (add_to_third_word). Its state as
+  // flags in a register instead (holds something; off), which would spare the fold its shared
+  // load, spilled 4 bytes in automatic's general double kernel: f64 16M-64M 1-3% slower.
+  bool third_on = kThirdWord;
 
-  GPUREDUCE_HD explicit DoubleThreadSum(Sink s) : sink(s) {}
+  GPUREDUCE_HD explicit DoubleThreadSum(Sink s) : sink(s) {
+    if constexpr (kThirdWord) sink.third_word() = 0;
+  }
   // One input through the expansion (the scalar head and tail, the seed rungs, slow batches).
   GPUREDUCE_HD void add(double v) {
     if (!(std::fabs(v) < kDoubleExpansionLimit)) return add_slowly(v);
@@ -82,7 +94,11 @@ struct DoubleThreadSum {
     GPUREDUCE_UNROLL
     for (int j = 0; j < N; ++j) fit = fit && window.fits(x[j]);
     if (!fit && !reopen(x)) return add_batch_to_expansion(x);
-    if (window_count > DoubleWindow::kCapacity - N) fold();  // room for this batch
+    if (window_count > DoubleWindow::kCapacity - N) {  // room for this batch
+      // a window whose third word took inputs reopens at this batch: data that shrank after an
+      // outlier go back to two words
+      if (fold()) window.open(largest_high_word(x));
+    }
     window_count += N;
     double remainder[N];
     std::uint32_t bits = 0;
@@ -91,8 +107,10 @@ struct DoubleThreadSum {
       remainder[j] = window.add(x[j]);
       bits |= any_bits(remainder[j]);
     }
-    if (bits == 0) seen |= 1u << kNotNegativeZero;  // every input was on the grid, none -0
-    else spill(x, remainder);
+    if constexpr (kThirdWord)
+      if (bits != 0 && third_on && window.holds_third()) bits = add_to_third_word(remainder);
+    if (bits == 0) seen |= 1u << kNotNegativeZero;  // every input on the grid, none -0 (its
+    else spill(remainder);                          // remainders stay -0)
   }
   // After each step, told the most the next step can add: the expansion into the sink every
   // kDoubleExpansionCapacity inputs. (The window counts its own, in add_batch: the ragged last
@@ -109,14 +127,24 @@ struct DoubleThreadSum {
     expansion = DoubleExpansion{};
     count = 0;
   }
-  // The window's sum into the expansion: before the end, and before it reopens.
-  GPUREDUCE_HD void fold() {
+  // The window's sum into the expansion: before the end, and before it reopens. True if the third
+  // word held something.
+  GPUREDUCE_HD bool fold() {
     window_count = 0;
-    if (window.limit == 0) return;
+    if (window.limit == 0) return false;
     const double parts[2] = {window.high_part(), window.low_part()};
     GPUREDUCE_UNROLL
     for (int k = 0; k < 2; ++k) add_to_expansion(parts[k]);
     window.empty();
+    if constexpr (kThirdWord) {
+      double& third = sink.third_word();
+      if (third != 0) {
+        add_to_expansion(third - window.third_bias());
+        third = 0;
+        return true;
+      }
+    }
+    return false;
   }
   GPUREDUCE_HD void note_sign_of_zero() {
     std::uint64_t hi_bits;
@@ -132,30 +160,61 @@ struct DoubleThreadSum {
     const double remainder = expansion.add(v);
     if (remainder != 0) sink(remainder);
   }
-  // The window anew at this batch's largest input, if that is below the expansion's limit.
+  // The largest magnitude_high_word of a batch.
   template <int N>
-  GPUREDUCE_HD bool reopen(const double (&x)[N]) {
+  static GPUREDUCE_HD std::uint32_t largest_high_word(const double (&x)[N]) {
     std::uint32_t largest = 0;
     GPUREDUCE_UNROLL
     for (int j = 0; j < N; ++j) {
       const std::uint32_t m = magnitude_high_word(x[j]);
       largest = m > largest ? m : largest;
     }
+    return largest;
+  }
+  // The window anew at this batch's largest input, if that is below the expansion's limit.
+  template <int N>
+  GPUREDUCE_HD bool reopen(const double (&x)[N]) {
+    const std::uint32_t largest = largest_high_word(x);
     if (largest >= kExpansionLimitWord) return false;
     fold();
     window.open(largest);
     return true;
   }
-  // Some input left a remainder (bits under the low word's grid, or a -0): remainders into the
-  // expansion, the sign of zero noted input by input, and the window closed, so that the next batch
-  // reopens it at its own largest input (data that shrank after an outlier fits again).
+  // The low word's remainders into the third word (a Fast2Sum each, in order): what it could not
+  // hold (bits under its grid, or a -0) left in `remainder`, and their bits returned. Bits under
+  // its grid turn the third word off for good: data spanning more than three words hold took
+  // their batches through all three and the expansion (doubles of 2^-60 to 2^61, H200, graphs:
+  // 4M 74.5 -> 107 µs, 64M 312 -> 562).
   template <int N>
-  GPUREDUCE_HD void spill(const double (&x)[N], const double (&remainder)[N]) {
+  GPUREDUCE_HD std::uint32_t add_to_third_word(double (&remainder)[N]) {
+    double& third = sink.third_word();
+    double t = third != 0 ? third : window.third_bias();
+    std::uint32_t bits = 0;
+    bool lost = false;
     GPUREDUCE_UNROLL
     for (int j = 0; j < N; ++j) {
-      std::uint64_t x_bits;
-      memcpy(&x_bits, &x[j], 8);
-      if (x_bits != 0x8000000000000000ull) seen |= 1u << kNotNegativeZero;
+      const double a = t + remainder[j];
+      remainder[j] = remainder[j] - (a - t);
+      t = a;
+      bits |= any_bits(remainder[j]);
+      lost = lost || remainder[j] != 0;  // -0 (an input -0) is not a loss
+    }
+    third = t;
+    third_on = !lost;
+    return bits;
+  }
+  // Some input left a remainder (bits under the window's grid, or a -0): remainders into the
+  // expansion, the sign of zero noted input by input, and the window closed, so that the next batch
+  // reopens it at its own largest input (data that shrank after an outlier fits again). An input's
+  // remainder is -0 exactly where the input was (each word's Fast2Sum turns -0 into -0, and a
+  // difference into -0 only from -0), so the inputs need not stay in registers for this.
+  template <int N>
+  GPUREDUCE_HD void spill(const double (&remainder)[N]) {
+    GPUREDUCE_UNROLL
+    for (int j = 0; j < N; ++j) {
+      std::uint64_t bits;
+      memcpy(&bits, &remainder[j], 8);
+      if (bits != 0x8000000000000000ull) seen |= 1u << kNotNegativeZero;
       add_to_expansion(remainder[j]);
     }
     fold();

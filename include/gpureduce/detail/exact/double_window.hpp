@@ -87,6 +87,19 @@ struct DoubleWindow {
     low = b;
     return remainder;
   }
+  // A third word, below the low one, for callers with somewhere to keep it (double_thread.hpp):
+  // the low word's remainders, each below half its unit, 2^(B2-53), and at most kCapacity of them
+  // between folds, move a word biased at 1.5 * 2^B3, B3 = B2 - kThirdBelowLow, by at most
+  // 2^(B3-2): Fast2Sum again, on the grid 2^(B3-52). Inputs down to 2^(top - 76) are held.
+  static constexpr int kThirdBelowLow = 51 - kCapacityLog2;
+  // The lowest top whose third bias is a normal double (B3 >= -1022); below it, no third word.
+  static constexpr int kLowestThirdTop = kLowestTop + kThirdBelowLow;
+  GPUREDUCE_HD double third_bias() const {
+    return one_and_a_half_times_two_to(top() + 2 * kCapacityLog2 - 49 - kThirdBelowLow);
+  }
+  GPUREDUCE_HD bool holds_third() const {
+    return limit >= std::uint32_t(kLowestThirdTop + 1023) << 20;
+  }
   // The sum held, as two exact doubles (zero if nothing was added).
   GPUREDUCE_HD double high_part() const { return high - high_bias(); }
   GPUREDUCE_HD double low_part() const { return low - low_bias(); }

@@ -26,9 +26,13 @@ constexpr std::size_t kBlockExactBytes = (sizeof(BlockExact<Family>) + 15) / 16 
 template <class In>
 inline constexpr bool kKeepsBins =
     std::is_same_v<family_of<In>, FloatFamily> && !std::is_same_v<In, __half>;
+// Doubles keep a second column: each thread's third window word (CascadeSink::third_word).
+template <class In>
+inline constexpr bool kKeepsThirdWord = kThirdWindowWord<family_of<In>>;
 template <class In>
 __host__ __device__ constexpr std::size_t region_bytes(int block_threads) {
-  return std::size_t(block_threads) * 8 * (kKeepsBins<In> ? std::size_t(kFloatBins) : 1);
+  return std::size_t(block_threads) * 8 *
+         (kKeepsBins<In> ? std::size_t(kFloatBins) : kKeepsThirdWord<In> ? 2 : 1);
 }
 __host__ __device__ constexpr std::size_t warp_slot_bytes(int block_threads) {
   return std::size_t(block_threads / 32) * kWarpSlots * 8;
@@ -130,17 +134,20 @@ __device__ __forceinline__ void combine_second_expansions(BlockExact<Family>& sh
 // they come; at the end the vectorized rung merges the expansions by halves (products: their lo
 // terms' expansions first, apart), the seed rungs add their pieces limb by limb with their own
 // block reduction (products never run on them: blas1_sum.cuh builds the vectorized rung only).
-template <class Rung, int BLOCK, bool kWindow, class Share, class Family>
+// kThirdWord false: the window's third word off from the start (see exact_block_state).
+template <class Rung, int BLOCK, bool kWindow, bool kThirdWord, class Share, class Family>
 __device__ __forceinline__ void sum_double_family(const Share& share, const BlockMemory<Family>& m) {
   BlockExact<Family>& shared = *m.exact;
   constexpr bool kProducts = !std::is_same_v<Family, DoubleFamily>;
   // the region (a column of integers for the seed rungs) and the warps' slots hold a double a
-  // thread each: the thread's second expansion until its end, then the combine's words
+  // thread each: the thread's second expansion until its end, then the combine's words; sums of
+  // doubles keep their window's third word in the region's second column
   auto* his = reinterpret_cast<double*>(m.region);
   auto* los = reinterpret_cast<double*>(m.slots);
   std::conditional_t<kProducts, ProductExpansionThread<kWindow, Family>,
                      DoubleExpansionThread<kWindow, Family>>
       thread(shared.state, his + threadIdx.x, los + threadIdx.x);
+  if constexpr (!kThirdWord) thread.third_on = false;
   share.template sum_into<kVectorLoads<Rung>>(thread);
   if constexpr (kVectorLoads<Rung>) {
     thread.fold();
@@ -213,9 +220,10 @@ __device__ __forceinline__ void finish_block(const ExactArgs<In, Out>& args,
 // segment's range for segmented sums; a share of BLAS terms), in shared memory (after the launch's
 // wait). In is the type the threads sum (the share's Item). kAtomicOnly: automatic's kernels,
 // built with the atomic epilogue alone (less code on the path, and in the instruction cache).
-// kDoubleWindow: doubles take the window (DoubleThreadSum).
+// kDoubleWindow: doubles take the window (DoubleThreadSum). kThirdWord false: without its third
+// word, for blocks whose doubles are known to span more than it holds (general_block_into_grid).
 template <class Rung, int BLOCK, class In, class Out, bool kAtomicOnly, bool kDoubleWindow = true,
-          class Share = InputShare<In>>
+          bool kThirdWord = true, class Share = InputShare<In>>
 __device__ __forceinline__ BlockExact<family_of<In>>& exact_block_state(
     const ExactArgs<In, Out>& args, const Share& share) {
   static_assert(std::is_same_v<typename Share::Item, In>, "the share feeds the summed type");
@@ -233,14 +241,15 @@ __device__ __forceinline__ BlockExact<family_of<In>>& exact_block_state(
   m.exact->clear(m.slots);
   __syncthreads();
   if constexpr (std::is_same_v<Family, FloatFamily>) sum_float_family<Rung, BLOCK>(share, m);
-  else sum_double_family<Rung, BLOCK, kDoubleWindow>(share, m);
+  else sum_double_family<Rung, BLOCK, kDoubleWindow, kThirdWord>(share, m);
   return *m.exact;
 }
-template <class Rung, int BLOCK, class In, class Out, bool kAtomicOnly, bool kDoubleWindow = true>
+template <class Rung, int BLOCK, class In, class Out, bool kAtomicOnly, bool kDoubleWindow = true,
+          bool kThirdWord = true>
 __device__ __forceinline__ BlockExact<family_of<In>>& exact_block_state(
     const ExactArgs<In, Out>& args) {
-  return exact_block_state<Rung, BLOCK, In, Out, kAtomicOnly, kDoubleWindow>(args,
-                                                                             grid_share(args));
+  return exact_block_state<Rung, BLOCK, In, Out, kAtomicOnly, kDoubleWindow, kThirdWord>(
+      args, grid_share(args));
 }
 
 // The body of every first-pass kernel: the block's state, then its pipeline's epilogue.
@@ -294,12 +303,15 @@ __global__ void __launch_bounds__(kAutomaticBlockThreads, 1)
 }
 
 // A grid window block whose inputs the window refused: the general body over its share, its
-// state into the grid's, and a record saying so.
+// state into the grid's, and a record saying so. Doubles get here only where three parts refused
+// them too, spans past 61 fields (or infinities, NaN): the window's third word would hold few such
+// data, and its first miss in each thread cost doubles of 2^-60 to 2^61 1M 40.7 -> 44.8 µs, 4M
+// 74.7 -> 79.3 (threads of a few batches), so it stays off here.
 template <class In, class Out>
 __device__ __forceinline__ void general_block_into_grid(const ExactArgs<In, Out>& args,
                                                         std::uint64_t* records) {
   constexpr int kBlock = kAutomaticBlockThreads;
-  auto& state = exact_block_state<VectorizedRung, kBlock, In, Out, true, true>(args);
+  auto& state = exact_block_state<VectorizedRung, kBlock, In, Out, true, true, false>(args);
   if (threadIdx.x < 32) {
     add_block_into_grid(args, state, 0);  // the last block counts n
     __syncwarp();  // warp 0's adds, then a fence, before thread 0's record (its flags)

@@ -399,6 +399,9 @@ struct CascadeSink {
     *hi = -0.0;
     *lo = 0.0;
   }
+  // The thread's window's third word (double_thread.hpp): the column after the `hi` words
+  // (kernels.cuh, kKeepsThirdWord), found from `hi` rather than kept in registers of its own.
+  __device__ __forceinline__ double& third_word() const { return hi[blockDim.x]; }
   __device__ __forceinline__ void operator()(double v) {
     if (!(fabs(v) < 0x1p900)) return atomic_add_value(*block, v);
     DoubleExpansion second{*hi, *lo};
@@ -427,11 +430,18 @@ __device__ __forceinline__ ExpansionSink<Family> expansion_sink(ExactState<Famil
   else return BlockStateSink<Family>{&state};
 }
 
+// Sums of doubles keep the window's third word (double_thread.hpp) in shared memory too.
+template <class Family>
+inline constexpr bool kThirdWindowWord = std::is_same_v<Family, DoubleFamily>;
+
 template <bool kWindow, class Family = DoubleFamily>
-struct DoubleExpansionThread : DoubleThreadSum<ExpansionSink<Family>, kWindow> {
-  // hi_word, lo_word: this thread's two doubles of shared memory for a second expansion
+struct DoubleExpansionThread
+    : DoubleThreadSum<ExpansionSink<Family>, kWindow, kThirdWindowWord<Family>> {
+  // hi_word, lo_word: this thread's two doubles of shared memory for a second expansion (sums of
+  // doubles: hi_word[blockDim.x] a third, CascadeSink::third_word)
   __device__ DoubleExpansionThread(ExactState<Family>& state, double* hi_word, double* lo_word)
-      : DoubleThreadSum<ExpansionSink<Family>, kWindow>(expansion_sink(state, hi_word, lo_word)) {}
+      : DoubleThreadSum<ExpansionSink<Family>, kWindow, kThirdWindowWord<Family>>(
+            expansion_sink(state, hi_word, lo_word)) {}
   // The end: the window folded, the second expansion into the block's state, the expansion's two
   // words as pieces on the limb grid, for the block's combine.
   __device__ __forceinline__ void finish(Pieces (&pieces)[2]) {
