@@ -693,43 +693,6 @@ TEST(CorrectlyRounded, DoubleWindowThirdWord) {
   }
 }
 
-// The general body's wide window (float_wide_window.hpp) for floats and bfloat16: inputs of 2^-20
-// to 2^21 (41 fields: every thread's window takes the top 16, its wide window the rest); the same
-// with a sprinkle near 2^-90 and 2^40 (past both windows: the bins, and a window moved up, its
-// wide window folded); and inputs falling from about 2^20 to 2^-20 along the array, which in a
-// thread's share go from its window to its wide window and below. On automatic's general kernel
-// (past 16 MiB of floats) and on the vectorized rung under every pipeline, against MPFR.
-template <class In>
-void float_wide_window_sums() {
-  const std::uint64_t seed = fresh_seed();
-  std::mt19937_64 random(seed);
-  std::uniform_real_distribution<float> unit(1.0f, 2.0f);
-  const std::int64_t past_16_mib = std::int64_t(24 << 20) / std::int64_t(sizeof(In)) + 3;
-  for (std::int64_t n : capped({std::int64_t(1 << 20) + 5, past_16_mib})) {
-    for (const char* shape : {"wide20", "wide20, sprinkled", "falling"}) {
-      const std::string name = shape;
-      std::vector<In> values(static_cast<std::size_t>(n));
-      for (std::int64_t i = 0; i < n; ++i) {
-        int exponent = int(random() % 41) - 20;
-        if (name == "falling") exponent = 20 - int(40 * i / n);
-        if (name == "wide20, sprinkled" && random() % 4096 == 0) exponent = random() % 2 == 0 ? -90 : 40;
-        const float v = (random() % 2 == 0 ? 1.0f : -1.0f) * std::ldexp(unit(random), exponent);
-        values[std::size_t(i)] = In(v);
-      }
-      Exact<In, float> x(std::move(values), name + " n=" + std::to_string(n) + " seed=" + std::to_string(seed));
-      if (!x.check(correctly_rounded(), 1)) return;
-      if (n > (2 << 20)) continue;
-      for (Pipeline pipeline : kAllPipelines)
-        if (!x.check(correctly_rounded({Strategy::vectorized, pipeline}), 0)) return;
-    }
-  }
-}
-TEST(CorrectlyRounded, FloatWideWindow) {
-  REQUIRE_GPU();
-  float_wide_window_sums<float>();
-  float_wide_window_sums<__nv_bfloat16>();
-}
-
 // The zeroed-storage promise on the grid window: one buffer zeroed once and called again and
 // again, the window's flagged records (window_records.cuh) and, for inputs that send blocks to
 // the general body, the grid's state in it. Each call gives MPFR's bits, and every byte that must

@@ -16,7 +16,6 @@
 #include "common/mpfr_oracle.hpp"
 #include "gpureduce/detail/exact/double_thread.hpp"
 #include "gpureduce/detail/exact/float_bins.hpp"
-#include "gpureduce/detail/exact/float_wide_window.hpp"
 #include "gpureduce/detail/exact/round.hpp"
 
 namespace gpureduce::testing {
@@ -49,18 +48,15 @@ bool same_result(const T& got, const T& oracle) {
 
 // ---- The device's accumulation, one "thread" at a time ------------------------------------------
 
-// Threads take inputs t, t + threads, ...: for floats and bfloat16 the window, for floats the
-// wide window, and the bins (thread_sum.cuh's FloatWindowThread: groups of up to 8, a window
-// opened by a thread's first group and moved by a group mostly outside it where the data moved,
-// up or, while the wide window is closed, down; what lies outside it in the 50 fields from its
-// top down into the wide window, a group wholly there while it is open into it alone; the rest
-// into bins), for halves one double; everything flushed before `capacity` inputs (the device's
-// capacities are kFloatBinCapacity and kHalfCapacity; a smaller one exercises the flush).
+// Threads take inputs t, t + threads, ...: for floats and bfloat16 the window and the bins
+// (thread_sum.cuh's FloatWindowThread: groups of up to 8, a window opened by a thread's first group
+// and moved by a group mostly outside it, the rest into bins), for halves one double; everything
+// flushed before `capacity` inputs (the device's capacities are kFloatBinCapacity and
+// kHalfCapacity; a smaller one exercises the flush).
 template <class In>
 ExactState<FloatFamily> model_float_family(const std::vector<In>& x, int threads, int capacity) {
   ExactState<FloatFamily> total{};
   constexpr bool kHalf = std::is_same_v<In, __half>;
-  constexpr bool kWide = std::is_same_v<In, float>;  // as the device's vectorized rung
   const int group = capacity < 8 ? capacity : 8;
   for (int t = 0; t < threads; ++t) {
     double bins[kFloatBins];
@@ -74,18 +70,8 @@ ExactState<FloatFamily> model_float_family(const std::vector<In>& x, int threads
       else add_scaled(total.limb, window_integer(hot, start != 0 ? start : 1, seen), window_position(start));
       hot = -0.0;
     };
-    double wide_high = 0, wide_low = 0;
-    bool wide_open = false;
-    auto fold_wide = [&] {
-      if (!wide_open) return;
-      const int top = FloatWideWindow::top_for(start);
-      add_scaled(total.limb, FloatWideWindow::high_integer(wide_high, top), FloatWideWindow::high_position(top));
-      add_scaled(total.limb, FloatWideWindow::low_integer(wide_low, top), FloatWideWindow::low_position(top));
-      wide_open = false;
-    };
     auto flush = [&] {
       flush_window();
-      fold_wide();
       for (int b = 0; b < kFloatBins; ++b) {
         add_scaled(total.limb, float_bin_integer(bins[b], b, seen), float_bin_position(b));
         bins[b] = -0.0;
@@ -108,49 +94,19 @@ ExactState<FloatFamily> model_float_family(const std::vector<In>& x, int threads
         std::memcpy(&u, &mine[i], 4);
         return u;
       };
-      const auto open_wide = [&](int top) {
-        if (wide_open) return;
-        wide_high = FloatWideWindow::high_bias(top);
-        wide_low = FloatWideWindow::low_bias(top);
-        wide_open = true;
-        seen |= 1u << kNotNegativeZero;
-      };
-      bool all_in = start != 0, all_wide = kWide && wide_open;  // the device's votes, before a move
-      for (std::size_t i = g; i < end; ++i) {
-        all_in = all_in && in_window(bits(i), start);
-        all_wide = all_wide && FloatWideWindow::holds(bits(i), FloatWideWindow::top_for(start));
-      }
-      if (all_in) {
-        for (std::size_t i = g; i < end; ++i) hot += double(mine[i]);
-        continue;
-      }
-      if (all_wide) {
-        for (std::size_t i = g; i < end; ++i) FloatWideWindow::add(wide_high, wide_low, double(mine[i]));
-        continue;
-      }
-      int inside = 0, largest = 0, least = 255;
+      int inside = 0, largest = 0;
       for (std::size_t i = g; i < end; ++i) {
         inside += in_window(bits(i), start);
         const int field = int((bits(i) >> 23) & 0xffu);
         if (field < 255 && field > largest) largest = field;
-        if ((bits(i) << 1) != 0 && field < least) least = field;
       }
-      const bool moved = largest > start + 15 || (!wide_open && least >= window_start_for(largest));
-      if ((start == 0 || 2 * inside < size) && largest > 0 && (start == 0 || moved)) {
+      if ((start == 0 || 2 * inside < size) && largest > 0) {
         if (start != 0) flush_window();
-        fold_wide();
         start = window_start_for(largest);
       }
       for (std::size_t i = g; i < end; ++i) {
-        const int top = FloatWideWindow::top_for(start);
-        if (in_window(bits(i), start)) {
-          hot += double(mine[i]);
-        } else if (kWide && start != 0 && FloatWideWindow::holds(bits(i), top)) {
-          open_wide(top);
-          FloatWideWindow::add(wide_high, wide_low, double(mine[i]));
-        } else {
-          bins[float_bin(mine[i])] += double(mine[i]);
-        }
+        if (in_window(bits(i), start)) hot += double(mine[i]);
+        else bins[float_bin(mine[i])] += double(mine[i]);
       }
     }
     flush();
@@ -295,46 +251,6 @@ TEST(ExactModel, CapacitiesHoldTheirWorstCase) {
   h[0] = __float2half(0x1p-24f);
   ASSERT_TRUE(same_result(model_sum<__half, float>(h, 1, kHalfCapacity),
                           correctly_rounded_sum<float>(h.data(), std::int64_t(h.size()))));
-}
-
-// The wide window at its worst, one thread: a first group of field L opens the window at L - 13
-// (at most 239), whose top F (L + 2 below 254) is the wide window's; then groups of an input at
-// F - 49 (the wide window's lowest field, its last bit set) and seven of the largest magnitude it
-// takes (field F, every significand bit set): past the window, within the wide window, so they go
-// into it alone, up to the capacity. All of one sign, the words' drift is largest; with the
-// largest inputs cancelling and the lowest ones alternating in sign, the sum is one lowest input,
-// whose last bit only the low word's grid keeps. One field lower is the bins'.
-TEST(ExactModel, FloatWideWindowHoldsItsWorstCase) {
-  for (int largest : {70, 127, 200, 254}) {
-    const int top = FloatWideWindow::top_for(window_start_for(largest));
-    const float lowest = std::ldexp(1.0f + 0x1p-23f, top - (FloatWideWindow::kFields - 1) - 127);
-    const float widest = std::ldexp(2.0f - 0x1p-23f, top - 127);
-    std::uint32_t bits;
-    std::memcpy(&bits, &lowest, 4);
-    ASSERT_TRUE(FloatWideWindow::holds(bits, top));
-    ASSERT_FALSE(FloatWideWindow::holds(bits - (1u << 23), top));
-    std::memcpy(&bits, &widest, 4);
-    ASSERT_TRUE(FloatWideWindow::holds(bits, top));
-    ASSERT_FALSE(FloatWideWindow::holds(bits + 1, top));
-    for (bool cancelling : {false, true}) {
-      const float opener = std::ldexp(1.5f, largest - 127);
-      std::vector<float> x(8, opener);
-      if (cancelling)
-        for (int i = 4; i < 8; ++i) x[std::size_t(i)] = -opener;
-      for (int g = 0; x.size() < std::size_t(kFloatBinCapacity); ++g) {  // 2047 groups
-        x.push_back(cancelling && g % 2 == 1 ? -lowest : lowest);
-        for (int i = 0; i < 7; ++i) x.push_back(cancelling ? (i == 6 ? 0.0f : i % 2 == 0 ? widest : -widest) : widest);
-      }
-      const auto n = std::int64_t(x.size());
-      ASSERT_TRUE(same_result(model_sum<float, float>(x, 1, kFloatBinCapacity), correctly_rounded_sum<float>(x.data(), n)))
-          << "largest field " << largest << (cancelling ? ", cancelling" : "");
-      ASSERT_TRUE(same_result(model_sum<float, double>(x, 1, kFloatBinCapacity), correctly_rounded_sum<double>(x.data(), n)))
-          << "largest field " << largest << (cancelling ? ", cancelling" : "");
-      if (cancelling) {
-        ASSERT_EQ((model_sum<float, float>(x, 1, kFloatBinCapacity)), lowest) << largest;
-      }
-    }
-  }
 }
 
 // x (whole batches of 8) into one thread's sum, batch by batch, counted after each but the last.

@@ -32,7 +32,7 @@ inline constexpr bool kKeepsThirdWord = kThirdWindowWord<family_of<In>>;
 template <class In>
 __host__ __device__ constexpr std::size_t region_bytes(int block_threads) {
   return std::size_t(block_threads) * 8 *
-         (kKeepsBins<In> ? std::size_t(FloatWindowThread<>::kColumns) : kKeepsThirdWord<In> ? 2 : 1);
+         (kKeepsBins<In> ? std::size_t(kFloatBins) : kKeepsThirdWord<In> ? 2 : 1);
 }
 __host__ __device__ constexpr std::size_t warp_slot_bytes(int block_threads) {
   return std::size_t(block_threads / 32) * kWarpSlots * 8;
@@ -99,20 +99,16 @@ __device__ __forceinline__ void sum_float_thread(Thread& thread, const Share& sh
   }
 }
 
-// Float family: each thread sums its inputs in its window and bins (or, for halves, one double);
-// the vectorized rung's threads summing floats with the wide window too, where kWiderWindow
-// (bfloat16's automatic kernel spilled 20 bytes with it: its pairs' path holds more registers).
-template <class Rung, int BLOCK, bool kWiderWindow, class Share>
+// Float family: each thread sums its inputs in its window and bins (or, for halves, one double).
+template <class Rung, int BLOCK, class Share>
 __device__ __forceinline__ void sum_float_family(const Share& share,
                                                  const BlockMemory<FloatFamily>& m) {
   if constexpr (std::is_same_v<typename Share::Item, __half>) {
     HalfSumThread thread(m.exact->state);
     sum_float_thread<Rung, BLOCK>(thread, share, m);
   } else {
-    using Item = typename Share::Item;
-    constexpr bool kWide = kWiderWindow && kVectorLoads<Rung> && std::is_same_v<Item, float>;
-    FloatWindowThread<kWide> thread(
-        reinterpret_cast<double*>(m.region) + threadIdx.x, int(blockDim.x), m.exact->state);
+    FloatWindowThread thread(reinterpret_cast<double*>(m.region) + threadIdx.x, int(blockDim.x),
+                             m.exact->state);
     sum_float_thread<Rung, BLOCK>(thread, share, m);
   }
 }
@@ -224,12 +220,10 @@ __device__ __forceinline__ void finish_block(const ExactArgs<In, Out>& args,
 // segment's range for segmented sums; a share of BLAS terms), in shared memory (after the launch's
 // wait). In is the type the threads sum (the share's Item). kAtomicOnly: automatic's kernels,
 // built with the atomic epilogue alone (less code on the path, and in the instruction cache).
-// kDoubleWindow: doubles take the window (DoubleThreadSum). kWiderWindow false: doubles without
-// the window's third word, floats without the wide window, for kernels with no
-// registers to spare (general_block_into_grid: doubles known to span more than the third word
-// holds; with the wide window the float kernel spilled 12 bytes) and segmented sums of floats.
+// kDoubleWindow: doubles take the window (DoubleThreadSum). kThirdWord false: without its third
+// word, for blocks whose doubles are known to span more than it holds (general_block_into_grid).
 template <class Rung, int BLOCK, class In, class Out, bool kAtomicOnly, bool kDoubleWindow = true,
-          bool kWiderWindow = true, class Share = InputShare<In>>
+          bool kThirdWord = true, class Share = InputShare<In>>
 __device__ __forceinline__ BlockExact<family_of<In>>& exact_block_state(
     const ExactArgs<In, Out>& args, const Share& share) {
   static_assert(std::is_same_v<typename Share::Item, In>, "the share feeds the summed type");
@@ -246,15 +240,15 @@ __device__ __forceinline__ BlockExact<family_of<In>>& exact_block_state(
   m.warp0_finishes = warp0_takes_state_on<kAtomicOnly>(args);
   m.exact->clear(m.slots);
   __syncthreads();
-  if constexpr (std::is_same_v<Family, FloatFamily>) sum_float_family<Rung, BLOCK, kWiderWindow>(share, m);
-  else sum_double_family<Rung, BLOCK, kDoubleWindow, kWiderWindow>(share, m);
+  if constexpr (std::is_same_v<Family, FloatFamily>) sum_float_family<Rung, BLOCK>(share, m);
+  else sum_double_family<Rung, BLOCK, kDoubleWindow, kThirdWord>(share, m);
   return *m.exact;
 }
 template <class Rung, int BLOCK, class In, class Out, bool kAtomicOnly, bool kDoubleWindow = true,
-          bool kWiderWindow = true>
+          bool kThirdWord = true>
 __device__ __forceinline__ BlockExact<family_of<In>>& exact_block_state(
     const ExactArgs<In, Out>& args) {
-  return exact_block_state<Rung, BLOCK, In, Out, kAtomicOnly, kDoubleWindow, kWiderWindow>(
+  return exact_block_state<Rung, BLOCK, In, Out, kAtomicOnly, kDoubleWindow, kThirdWord>(
       args, grid_share(args));
 }
 

@@ -272,11 +272,8 @@ template <class In, class Out, int BLOCK>
 __device__ __forceinline__ BlockExact<family_of<In>>& range_state(const In* in, std::int64_t n) {
   const ExactArgs<In, Out> args{in, nullptr, n, nullptr, nullptr, std::uint8_t(Pipeline::atomic),
                                 nullptr};
-  // Floats without the wide window: with it the split and whole-segment kernels, which spill
-  // already, spilled 20-56 bytes more.
-  constexpr bool kWiderWindow = !std::is_same_v<family_of<In>, FloatFamily>;
-  return exact_block_state<VectorizedRung, BLOCK, In, Out, true, true, kWiderWindow>(
-      args, InputShare<In>{in, n, 0, 1});
+  return exact_block_state<VectorizedRung, BLOCK, In, Out, true>(args,
+                                                                 InputShare<In>{in, n, 0, 1});
 }
 
 // The slot holding unit u: the last of slots [0, slots) whose base is at most u (bases grow with

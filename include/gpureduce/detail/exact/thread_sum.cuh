@@ -10,7 +10,6 @@
 #include "block_state.cuh"
 #include "double_thread.hpp"
 #include "float_bins.hpp"
-#include "float_wide_window.hpp"
 #include "warp_sum.cuh"
 
 namespace gpureduce::detail::exact {
@@ -78,25 +77,14 @@ struct ThreadLimbs {
 // bins[16][threads] per thread) for inputs outside it. Data of one magnitude, even straddling a bin
 // edge (small integers, normal(0, 1) values), cost a conversion and a double add an input, with no
 // shared-memory traffic. A bin is written first when its first input spills (`touched`); the
-// others count as -0 and are never read. Beside the window, the wide window (float_wide_window.hpp):
-// two more doubles of the column, bins[16 * stride] and bins[17 * stride], for the 50 fields from
-// the window's top down, opened by the first input below the window that it holds, so that data
-// spanning up to 50 fields add in a Fast2Sum an input instead of reaching the bins. kWideWindow
-// false: bins alone below the window, by the code as it was before the wide window (its reshaped
-// form put 16-56 more bytes of spill in the grid window's and segmented kernels), for kernels
-// with no registers to spare (kernels.cuh, exact_block_state and sum_float_family).
-template <bool kWideWindow = true>
+// others count as -0 and are never read.
 struct FloatWindowThread {
-  static constexpr int kColumns = kFloatBins + 2;  // the bins, the wide window's two words
-  // `touched`'s bins (without the wide window, all of it: the same code as before it)
-  static constexpr unsigned kBinBits = kWideWindow ? (1u << kFloatBins) - 1 : ~0u;
-  static constexpr unsigned kWideOpen = 1u << kFloatBins;  // in `touched`: the wide window holds inputs
   double* bins;  // bins[b * stride] is this thread's bin b
   int stride;
   ExactState<FloatFamily>* block;
   double hot = -0.0;  // the window's sum
   int start = 0;      // the window's first exponent field; 0: none yet
-  unsigned touched = 0;  // bins written since the last flush, and kWideOpen
+  unsigned touched = 0;  // bins written since the last flush
   int count = 0;         // inputs since the last flush
   unsigned seen = 0;
 
@@ -185,41 +173,14 @@ struct FloatWindowThread {
   }
   // The other groups: a thread's first group opens its window; a group mostly outside it moves the
   // window there where the data moved (its sum goes to the block's state first): up, when the
-  // group reaches above the window's top, or down, when the group fits a window of its own (not
-  // while the wide window holds inputs: it takes them). Data spanning more fields than a window
-  // (groups of 8 wider than it, below its top) keep it: a move flushes the window by 64-bit shared
-  // atomics, which such data paid nearly every group (floats of 2^-20 to 2^21 ran 8x CUB's time;
-  // docs/tuning.md, 'Wide data'). The inputs in the window (-0 standing in for the others: it
-  // leaves every sum as it was, the sign of an exact zero included) go in as a tree, those below it
-  // that the wide window holds into the wide window, the rest into their bins one by one.
+  // group reaches above the window's top, or down, when the group fits a window of its own. Data
+  // spanning more fields than a window (groups of 8 wider than it, below its top) keep it and fill
+  // the bins: a move flushes the window by 64-bit shared atomics, which such data paid nearly every
+  // group (floats of 2^-20 to 2^21 ran 8x CUB's time; docs/tuning.md, 'Wide data'). The inputs in
+  // the window (-0 standing in for the others: it leaves every sum as it was, the sign of an exact
+  // zero included) go in as a tree, the rest into their bins one by one.
   template <int N>
   __device__ __forceinline__ void add_group_slowly(const float (&v)[N]) {
-    if constexpr (!kWideWindow) return add_group_to_bins(v);
-    if (add_group_to_wide_window(v)) return;
-    unsigned in = window_mask(v);
-    if (start == 0 || __popc(in) < N / 2) {
-      const int largest = largest_finite_field(v);
-      const bool moved = largest > start + 15 ||
-                         (!wide_open() && least_nonzero_field(v) >= window_start_for(largest));
-      if (largest > 0 && (start == 0 || moved)) {
-        move_window(window_start_for(largest));
-        in = window_mask(v);
-      }
-    }
-    add_tree(v, in);
-    unsigned wide = 0;
-    if constexpr (kWideWindow) {
-      wide = start != 0 ? wide_mask(v) & ~in : 0u;
-      if (wide != 0) add_to_wide_window<false>(v, wide);
-    }
-    const unsigned binned = ~(in | wide);
-#pragma unroll
-    for (int j = 0; j < N; ++j)
-      if ((binned >> j) & 1u) add_to_bin(v[j]);
-  }
-  // Without the wide window: the window, else the bins.
-  template <int N>
-  __device__ __forceinline__ void add_group_to_bins(const float (&v)[N]) {
     unsigned in = window_mask(v);
     if (start == 0 || __popc(in) < N / 2) {
       const int largest = largest_finite_field(v);
@@ -237,66 +198,6 @@ struct FloatWindowThread {
 #pragma unroll
     for (int j = 0; j < N; ++j)
       if (!((in >> j) & 1u)) add_to_bin(v[j]);
-  }
-  // Wide data: where every lane of the warp has its wide window open and its group within it, the
-  // group goes into it alone: no tree, no test for a move, no bins.
-  template <int N>
-  __device__ __forceinline__ bool add_group_to_wide_window(const float (&v)[N]) {
-    constexpr unsigned kAll = (1u << N) - 1;
-    if (!__all_sync(__activemask(), wide_open() && wide_mask(v) == kAll)) return false;
-    add_to_wide_window<true>(v, kAll);
-    return true;
-  }
-  template <int N>
-  __device__ __forceinline__ void add_tree(const float (&v)[N], unsigned in) {
-    double h[N];
-#pragma unroll
-    for (int j = 0; j < N; ++j) h[j] = (in >> j) & 1u ? double(v[j]) : -0.0;
-    hot += pairwise_sum(h);
-  }
-  __device__ __forceinline__ bool wide_open() const { return kWideWindow && (touched & kWideOpen) != 0; }
-  __device__ __forceinline__ double& wide_high() const { return bins[kFloatBins * stride]; }
-  __device__ __forceinline__ double& wide_low() const { return bins[(kFloatBins + 1) * stride]; }
-  template <int N>
-  __device__ __forceinline__ unsigned wide_mask(const float (&v)[N]) const {
-    const int top = FloatWideWindow::top_for(start);
-    unsigned wide = 0;
-#pragma unroll
-    for (int j = 0; j < N; ++j) wide |= unsigned(FloatWideWindow::holds(__float_as_uint(v[j]), top)) << j;
-    return wide;
-  }
-  // The inputs marked in `wide` (held; kAll: every one) into the wide window, opened at the first
-  // (the others go in as -0, which changes nothing).
-  template <bool kAll, int N>
-  __device__ __forceinline__ void add_to_wide_window(const float (&v)[N], unsigned wide) {
-    const int top = FloatWideWindow::top_for(start);
-    double high = FloatWideWindow::high_bias(top), low = FloatWideWindow::low_bias(top);
-    if (wide_open()) {
-      high = wide_high();
-      low = wide_low();
-    }
-    touched |= kWideOpen;
-    seen |= 1u << kNotNegativeZero;  // it opens at a nonzero input
-#pragma unroll
-    for (int j = 0; j < N; ++j)
-      FloatWideWindow::add(high, low, (kAll || ((wide >> j) & 1u)) ? double(v[j]) : -0.0);
-    wide_high() = high;
-    wide_low() = low;
-  }
-  // The wide window's two words into the block's state; it closes (its top follows the window's).
-  __device__ __forceinline__ void fold_wide_window() {
-    if (!wide_open()) return;
-    const int top = FloatWideWindow::top_for(start);
-    atomic_add_scaled(*block, FloatWideWindow::high_integer(wide_high(), top),
-                      FloatWideWindow::high_position(top));
-    atomic_add_scaled(*block, FloatWideWindow::low_integer(wide_low(), top),
-                      FloatWideWindow::low_position(top));
-    touched &= ~kWideOpen;
-  }
-  __device__ __forceinline__ void move_window(int new_start) {
-    flush_window();
-    fold_wide_window();
-    start = new_start;
   }
   template <int N>
   __device__ __forceinline__ unsigned window_mask(const float (&v)[N]) const {
@@ -369,7 +270,6 @@ struct FloatWindowThread {
     count += added;
     if (count > kFloatBinCapacity - kBatch) {
       flush_window();
-      fold_wide_window();
       flush_bins();
       count = 0;
     }
@@ -377,11 +277,11 @@ struct FloatWindowThread {
   // The touched bins into the block's state (64-bit shared atomics: slow, and rare for data of
   // one magnitude: an input 2^-14 below the window's top).
   __device__ __forceinline__ void flush_bins() {
-    for (unsigned left = touched & kBinBits; left != 0; left &= left - 1) {
+    for (unsigned left = touched; left != 0; left &= left - 1) {
       const int b = __ffs(int(left)) - 1;
       atomic_add_scaled(*block, float_bin_integer(bins[b * stride], b, seen), float_bin_position(b));
     }
-    touched &= ~kBinBits;
+    touched = 0;
   }
   // Up to this many lanes with bins add their own (uniform data: a small input now and then): the
   // warp's sum a bin there cost 16M uniform and normal floats 0.3-0.4 µs. 8: reasoned, not swept.
@@ -393,16 +293,15 @@ struct FloatWindowThread {
   // with three or four bins, spent 30% of their instructions retrying them (ncu, 16M items,
   // H200; docs/tuning.md, 'Wide data, continued').
   __device__ __forceinline__ void flush_bins_by_warp() {
-    const unsigned binned = touched & kBinBits;
-    if (__popc(__ballot_sync(0xffffffffu, binned != 0)) <= kFewLanesWithBins) return flush_bins();
-    for (unsigned left = __reduce_or_sync(0xffffffffu, binned); left != 0; left &= left - 1) {
+    if (__popc(__ballot_sync(0xffffffffu, touched != 0)) <= kFewLanesWithBins) return flush_bins();
+    for (unsigned left = __reduce_or_sync(0xffffffffu, touched); left != 0; left &= left - 1) {
       const int b = __ffs(int(left)) - 1;
       const std::int64_t mine =
           (touched >> b) & 1u ? float_bin_integer(bins[b * stride], b, seen) : 0;
       const std::int64_t bin = warp_sum(mine);
       if (threadIdx.x % 32 == 0 && bin != 0) atomic_add_scaled(*block, bin, float_bin_position(b));
     }
-    touched &= ~kBinBits;
+    touched = 0;
   }
   // The common end: the window's integer and where it sits, at the lowest window of the warp
   // (windows up to kWindowSpread fields above it shift up; below 2^57 each), and the warp's
@@ -415,12 +314,6 @@ struct FloatWindowThread {
     const int lowest = __reduce_min_sync(0xffffffffu, start != 0 ? start : kNoWindow);
     const int highest = __reduce_max_sync(0xffffffffu, start);  // 0 where no lane has a window
     if (highest - lowest > kWindowSpread) return false;
-    // Wide windows sit where each lane's window does: a few fold by their own atomics, more go the
-    // generic way.
-    if constexpr (kWideWindow) {
-      if (__popc(__ballot_sync(0xffffffffu, wide_open())) > kFewLanesWithBins) return false;
-      fold_wide_window();
-    }
     flush_bins_by_warp();
     const int base = lowest != kNoWindow ? lowest : 1;
     n = window_integer_at(hot, start != 0 ? start : base, base, seen);
@@ -430,12 +323,7 @@ struct FloatWindowThread {
   // The end: the window and every touched bin as limbs.
   __device__ __forceinline__ void finish(ThreadLimbs& limbs) {
     limbs.add(window_integer(hot, start != 0 ? start : 1, seen), window_position(start));
-    if (wide_open()) {
-      const int top = FloatWideWindow::top_for(start);
-      limbs.add(FloatWideWindow::high_integer(wide_high(), top), FloatWideWindow::high_position(top));
-      limbs.add(FloatWideWindow::low_integer(wide_low(), top), FloatWideWindow::low_position(top));
-    }
-    for (unsigned left = touched & kBinBits; left != 0; left &= left - 1) {
+    for (unsigned left = touched; left != 0; left &= left - 1) {
       const int b = __ffs(int(left)) - 1;
       limbs.add(float_bin_integer(bins[b * stride], b, seen), float_bin_position(b));
     }
@@ -459,7 +347,7 @@ struct HalfSumThread {
       double d[kGroup];
 #pragma unroll
       for (int j = 0; j < kGroup; ++j) d[j] = double(__half2float(items[g + j]));
-      sum += FloatWindowThread<>::pairwise_sum(d);
+      sum += FloatWindowThread::pairwise_sum(d);
     }
   }
   __device__ __forceinline__ void add(const __half& x) { sum += double(__half2float(x)); }
