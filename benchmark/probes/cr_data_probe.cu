@@ -10,8 +10,8 @@
 //   uniform   uniform in [-1, 1)
 //   normal    N(0, 1)
 //   wideK     sign x (1 + u) x 2^k, k a uniform integer in [-K, K] (K = 20, 60)
-// Cases are "f32:N" / "f64:N" after the label; distributions by PROBE_DATA (comma-separated,
-// default all).
+// Cases are "f32:N" / "f64:N" / "b16:N" (bfloat16 -> float: the floats rounded to bfloat16) after
+// the label; distributions by PROBE_DATA (comma-separated, default all).
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude benchmark/probes/cr_data_probe.cu build/libgpureduce.a
 #include <cmath>
 #include <cstdlib>
@@ -47,16 +47,24 @@ __global__ void fill(double* xd, float* xf, long long n, int data, unsigned seed
   }
 }
 
+__global__ void to_bfloat16(const float* xf, __nv_bfloat16* xb, long long n) {
+  for (long long i = blockIdx.x * 256ll + threadIdx.x; i < n; i += gridDim.x * 256ll)
+    xb[i] = __float2bfloat16(xf[i]);
+}
+
+enum Type { kF32, kF64, kB16 };
+
 int main(int argc, char** argv) {
   const char* label = argc > 1 ? argv[1] : "?";
-  std::vector<std::pair<int, int>> cases;  // (is_double, n)
+  std::vector<std::pair<Type, int>> cases;  // (type, n)
   for (int a = 2; a < argc; ++a) {
     const std::string s = argv[a];
-    if (s.size() < 5 || (s.rfind("f32:", 0) != 0 && s.rfind("f64:", 0) != 0)) {
-      std::fprintf(stderr, "usage: %s LABEL f32:N | f64:N ...\n", argv[0]);
+    const std::string t = s.substr(0, 4);
+    if (s.size() < 5 || (t != "f32:" && t != "f64:" && t != "b16:")) {
+      std::fprintf(stderr, "usage: %s LABEL f32:N | f64:N | b16:N ...\n", argv[0]);
       return 2;
     }
-    cases.push_back({s[1] == '6', std::stoi(s.substr(4))});
+    cases.push_back({t == "f32:" ? kF32 : t == "f64:" ? kF64 : kB16, std::stoi(s.substr(4))});
   }
   std::vector<int> datas;
   const char* env = std::getenv("PROBE_DATA");
@@ -71,8 +79,14 @@ int main(int argc, char** argv) {
   for (const auto& c : cases)
     for (int d : datas) {
       fill<<<1024, 256>>>(b.xd, b.xf, c.second, d, 7u + unsigned(c.second));
+      CHECK(cudaGetLastError());
+      if (c.first == kB16) {
+        to_bfloat16<<<1024, 256>>>(b.xf, b.xb, c.second);
+        CHECK(cudaGetLastError());
+      }
       CHECK(cudaDeviceSynchronize());
-      time_and_print(label, kDataNames[d], c.second, c.first != 0, b);
+      if (c.first == kB16) time_and_print_bf16(label, kDataNames[d], c.second, b);
+      else time_and_print(label, kDataNames[d], c.second, c.first == kF64, b);
     }
   return 0;
 }

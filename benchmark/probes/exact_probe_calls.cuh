@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cub/device/device_reduce.cuh>
+#include <cuda_bf16.h>
 #include <gpureduce/gpureduce.hpp>
 
 #include <functional>
@@ -73,15 +74,18 @@ std::vector<Times> time_all(const std::vector<std::function<void()>>& calls) {
   return out;
 }
 
-// The inputs (doubles, and the same values as floats), outputs and temp storage of a probe.
+// The inputs (doubles, and the same values as floats and as bfloat16), outputs and temp storage
+// of a probe.
 struct ProbeBuffers {
   double *xd = nullptr, *od = nullptr;
   float *xf = nullptr, *of = nullptr;
+  __nv_bfloat16* xb = nullptr;
   void* temp = nullptr;
   std::size_t temp_bytes = std::size_t(16) << 20;
   explicit ProbeBuffers(int largest) {
     CHECK(cudaMalloc(&xd, std::size_t(largest) * 8));
     CHECK(cudaMalloc(&xf, std::size_t(largest) * 4));
+    CHECK(cudaMalloc(&xb, std::size_t(largest) * 2));
     CHECK(cudaMalloc(&od, 64));
     CHECK(cudaMalloc(&of, 64));
     CHECK(cudaMalloc(&temp, temp_bytes));
@@ -128,4 +132,37 @@ inline void time_and_print(const char* label, const char* input, int n, bool is_
               label, input, n, is_double ? "f64" : "f32", t[0].call, t[0].graph, t[0].host,
               t[1].call, t[1].graph, t[1].host, t[2].call, t[2].graph, t[2].host,
               t[2].call / t[0].call, t[2].graph / t[0].graph, bits);
+}
+
+// The same row for bfloat16 inputs summed into a float (`b.xb`). CUB's Sum of bfloat16 into float
+// is ambiguous in CCCL 3.0 (plus<void>(float, __nv_bfloat16)): Reduce with plus<float> and a float
+// init, as the benchmark does.
+inline void time_and_print_bf16(const char* label, const char* input, int n, const ProbeBuffers& b) {
+  gpureduce::Options cr;
+  cr.accuracy = gpureduce::Accuracy::correctly_rounded;
+  void* temp = b.temp;
+  const std::size_t temp_bytes = b.temp_bytes;
+  const __nv_bfloat16* xb = b.xb;
+  float* of = b.of;
+  std::vector<std::function<void()>> calls = {
+      [=] {
+        std::size_t s = temp_bytes;
+        CHECK(cub::DeviceReduce::Reduce(temp, s, xb, of + 1, n, ::cuda::std::plus<float>{}, 0.0f,
+                                        g_stream));
+      },
+      [=] {
+        std::size_t s = temp_bytes;
+        CHECK(gpureduce::DeviceReduce::Sum(temp, s, xb, of + 2, n, g_stream));
+      },
+      [=] {
+        std::size_t s = temp_bytes;
+        CHECK(gpureduce::DeviceReduce::Sum(temp, s, xb, of + 3, n, g_stream, cr));
+      }};
+  const auto t = time_all(calls);
+  unsigned long long bits = 0;
+  CHECK(cudaMemcpy(&bits, of + 3, 4, cudaMemcpyDeviceToHost));
+  std::printf("%-8s %-7s %6d %s | %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f | %.3f %.3f | %016llx\n",
+              label, input, n, "b16", t[0].call, t[0].graph, t[0].host, t[1].call, t[1].graph,
+              t[1].host, t[2].call, t[2].graph, t[2].host, t[2].call / t[0].call,
+              t[2].graph / t[0].graph, bits);
 }

@@ -344,6 +344,17 @@ __device__ __noinline__ void refused_double_block(const ExactArgs<double, Out>& 
     general_block_into_grid(args, records);
 }
 
+// A float-family block the window refused: the general body, out of line as the doubles' is, so
+// that the window's kernels keep their registers whatever the general body's code: inline, a
+// change to its groups' move test put 8-16 bytes of spill in the square-root grid's f32 kernel
+// (ptxas, 2026-12-01), which every row of it would pay; out of line that kernel went from 80 to
+// 56 bytes of stack and no spill, the deep window's from 88 to 78 registers.
+template <class In, class Out>
+__device__ __noinline__ void refused_float_block(const ExactArgs<In, Out>& args,
+                                                 std::uint64_t* records) {
+  general_block_into_grid(args, records);
+}
+
 // The grid window's block (grid_window.cuh): its window's record, else (doubles: after a second
 // read in three parts) its general body's state into the grid's; the last block rounds the
 // records' sum. kDeepVectors: 0, the default engine's batches (sum_inputs); else the deep
@@ -372,7 +383,7 @@ __device__ __forceinline__ void grid_window_block(const ExactArgs<In, Out>& args
   if constexpr (kEarlyTicket) take_ticket();
   if (!block_window_record<kBlock>(args, thread, records)) {
     if constexpr (std::is_same_v<In, double>) refused_double_block<kDeepVectors>(args, records);
-    else general_block_into_grid(args, records);
+    else refused_float_block(args, records);
   }
   if constexpr (!kEarlyTicket) take_ticket();
   __shared__ bool last;

@@ -367,6 +367,32 @@ __device__ __noinline__ void sum_in_pieces(const SegmentedExactArgs<In, Out>& a,
   write_rounded_by_warp(a.d_out + s, memory->total);
 }
 
+// A segment of at most piece_items on the block's exact state, rounded.
+template <class In, class Out>
+__device__ __forceinline__ void round_in_state(const ExactArgs<In, Out>& args) {
+  auto& shared = range_state<In, Out, kWholeBlockThreads>(args.d_in, args.num_items);
+  if (threadIdx.x < 32) {
+    if (threadIdx.x == 0) count_what_was_seen(shared, args.num_items);
+    __syncwarp();
+    write_rounded_by_warp(args.d_out, shared.state);
+  }
+  __syncthreads();
+}
+
+// The same out of line, for float and bfloat16, whose whole-segments kernel spilled most with it
+// inline: 180 and 296 bytes of spill stores and 224 and 292 of loads inline, 180/76 and 216/76 out
+// of line (ptxas, sm_90, 2026-12-02); float's 2^13-item segments ran 3.5% slower than before stop
+// 70 inline and 2.5% faster out of line (docs/tuning.md, 'Wide data, once more'). Half and double
+// spilled 16-28 bytes inline and 64-112 out of line: they keep it inline.
+template <class In>
+inline constexpr bool kStateOutOfLine =
+    std::is_same_v<In, float> || std::is_same_v<In, __nv_bfloat16>;
+
+template <class In, class Out>
+__device__ __noinline__ void round_in_state_out_of_line(const ExactArgs<In, Out> args) {
+  round_in_state(args);
+}
+
 // A segment on this block alone: the one-block window where its inputs fit 16 KiB and lie close,
 // else the block's exact state (in pieces past piece_items), rounded.
 template <class In, class Out>
@@ -389,13 +415,8 @@ __device__ void sum_whole_segment(const SegmentedExactArgs<In, Out>& a, std::int
     __syncthreads();
     return;
   }
-  auto& shared = range_state<In, Out, kWholeBlockThreads>(args.d_in, n);
-  if (threadIdx.x < 32) {
-    if (threadIdx.x == 0) count_what_was_seen(shared, n);
-    __syncwarp();
-    write_rounded_by_warp(args.d_out, shared.state);
-  }
-  __syncthreads();
+  if constexpr (kStateOutOfLine<In>) round_in_state_out_of_line(args);
+  else round_in_state(args);
 }
 
 // The split chunks: at least four blocks an SM (64 registers), as automatic's exact kernel.

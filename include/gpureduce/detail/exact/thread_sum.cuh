@@ -171,21 +171,22 @@ struct FloatWindowThread {
     const int largest = largest_finite_field(v);
     if (largest > 0) start = window_start_for(largest);
   }
-  // The other groups: a thread's first group opens its window; a group mostly outside it moves the
-  // window there where the data moved (its sum goes to the block's state first): up, when the
-  // group reaches above the window's top, or down, when the group fits a window of its own. Data
-  // spanning more fields than a window (groups of 8 wider than it, below its top) keep it and fill
-  // the bins: a move flushes the window by 64-bit shared atomics, which such data paid nearly every
-  // group (floats of 2^-20 to 2^21 ran 8x CUB's time; docs/tuning.md, 'Wide data'). The inputs in
-  // the window (-0 standing in for the others: it leaves every sum as it was, the sign of an exact
+  // The other groups: a thread's first group opens its window; a group mostly outside it that
+  // fits a window of its own moves the window there, where the data moved (its sum goes to the
+  // block's state first). Data spanning more fields than a window (groups of 8 wider than it) keep
+  // it and fill the bins: a move flushes the window by 64-bit shared atomics. Such data paid them
+  // nearly every group when any group mostly outside moved it (floats of 2^-20 to 2^21 ran 8x
+  // CUB's time; docs/tuning.md, 'Wide data'), and in half the groups of a warp when a group
+  // reaching above the window's top still did (ncu; 'Wide data, once more'). The inputs in the
+  // window (-0 standing in for the others: it leaves every sum as it was, the sign of an exact
   // zero included) go in as a tree, the rest into their bins one by one.
   template <int N>
   __device__ __forceinline__ void add_group_slowly(const float (&v)[N]) {
     unsigned in = window_mask(v);
     if (start == 0 || __popc(in) < N / 2) {
-      const int largest = largest_finite_field(v);
-      const bool moved = largest > start + 15 || least_nonzero_field(v) >= window_start_for(largest);
-      if (largest > 0 && (start == 0 || moved)) {
+      int largest, least;
+      span_of(v, largest, least);
+      if (largest > 0 && (start == 0 || least >= window_start_for(largest))) {
         flush_window();
         start = window_start_for(largest);
         in = window_mask(v);
@@ -205,6 +206,26 @@ struct FloatWindowThread {
 #pragma unroll
     for (int j = 0; j < N; ++j) in |= unsigned(in_window(__float_as_uint(v[j]), start)) << j;
     return in;
+  }
+  // The largest exponent field of a finite input (0 if none) and the least of a nonzero one
+  // (subnormals as 0; 0 if all are zero), from the magnitudes' integer max and min, which carry the
+  // field in their top bits: three operations an input where the loops below take ten (ncu: 95
+  // instructions a group). An infinity or NaN (field 255) takes the loops.
+  template <int N>
+  static __device__ __forceinline__ void span_of(const float (&v)[N], int& largest, int& least) {
+    std::uint32_t high = 0, low_less_one = 0xffffffffu;  // a zero's magnitude less one wraps
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      const std::uint32_t magnitude = __float_as_uint(v[j]) << 1;
+      high = max(high, magnitude);
+      low_less_one = min(low_less_one, magnitude - 1u);
+    }
+    largest = int(high >> 24);
+    least = int((low_less_one + 1u) >> 24);
+    if (largest == 255) {
+      largest = largest_finite_field(v);
+      least = least_nonzero_field(v);
+    }
   }
   // The largest exponent field of a finite, normal input (0 if none).
   template <int N>
