@@ -99,6 +99,15 @@ inline void print_header(const char* label) {
               "n", "CUB call graph host", "default", "correctly rounded");
 }
 
+// A row's times (CUB, the default Sum, the correctly rounded Sum) and the correctly rounded bits.
+inline void print_row(const char* label, const char* input, int n, const char* type,
+                      const std::vector<Times>& t, unsigned long long bits) {
+  std::printf("%-8s %-7s %6d %s | %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f | %.3f %.3f | %016llx\n",
+              label, input, n, type, t[0].call, t[0].graph, t[0].host, t[1].call, t[1].graph,
+              t[1].host, t[2].call, t[2].graph, t[2].host, t[2].call / t[0].call,
+              t[2].graph / t[0].graph, bits);
+}
+
 // One row: the three contenders on the first n doubles (or floats) of `b`.
 inline void time_and_print(const char* label, const char* input, int n, bool is_double,
                            const ProbeBuffers& b) {
@@ -128,10 +137,7 @@ inline void time_and_print(const char* label, const char* input, int n, bool is_
   unsigned long long bits = 0;  // the correctly rounded result: the same in every variant
   if (is_double) CHECK(cudaMemcpy(&bits, od + 3, 8, cudaMemcpyDeviceToHost));
   else CHECK(cudaMemcpy(&bits, of + 3, 4, cudaMemcpyDeviceToHost));
-  std::printf("%-8s %-7s %6d %s | %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f | %.3f %.3f | %016llx\n",
-              label, input, n, is_double ? "f64" : "f32", t[0].call, t[0].graph, t[0].host,
-              t[1].call, t[1].graph, t[1].host, t[2].call, t[2].graph, t[2].host,
-              t[2].call / t[0].call, t[2].graph / t[0].graph, bits);
+  print_row(label, input, n, is_double ? "f64" : "f32", t, bits);
 }
 
 // The same row for bfloat16 inputs summed into a float (`b.xb`). CUB's Sum of bfloat16 into float
@@ -161,8 +167,5 @@ inline void time_and_print_bf16(const char* label, const char* input, int n, con
   const auto t = time_all(calls);
   unsigned long long bits = 0;
   CHECK(cudaMemcpy(&bits, of + 3, 4, cudaMemcpyDeviceToHost));
-  std::printf("%-8s %-7s %6d %s | %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f | %.3f %.3f | %016llx\n",
-              label, input, n, "b16", t[0].call, t[0].graph, t[0].host, t[1].call, t[1].graph,
-              t[1].host, t[2].call, t[2].graph, t[2].host, t[2].call / t[0].call,
-              t[2].graph / t[0].graph, bits);
+  print_row(label, input, n, "b16", t, bits);
 }
