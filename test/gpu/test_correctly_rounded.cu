@@ -693,6 +693,56 @@ TEST(CorrectlyRounded, DoubleWindowThirdWord) {
   }
 }
 
+// bfloat16 below the window (Bfloat16PairBounds::inside_widened): each group of 8 holds +B, -B
+// (field F, so every thread's window starts at F - 13), +C, -C and +D, -D in the window, and two
+// positive terms t with random significands; the B, C and D cancel, so the sum is the t's alone.
+// Half the t's one field below the band are an odd number of half units of the window, so a
+// thread's t's there are a whole number of units or not at random: a window that took them
+// (kWidenedFields one too large) would drop the half unit of every thread with an odd count, many
+// float ulps of the sum. Two odd significands a group, as first written, always paired up and
+// hid that mistake.
+// `band`: the t's span fields F - 29 to F - 14, the 16 below the window (F - 29 at the edge
+// often), where a batch goes into the window's double one input at a time; `one_below`: the t's
+// lie at F - 30, where a batch must take the groups' path and the bins. On automatic's general
+// kernel (past 4 MiB) and on the vectorized rung under every pipeline, against MPFR.
+std::vector<__nv_bfloat16> bfloat16_below_the_window(std::int64_t n, bool one_below, std::mt19937_64& random) {
+  constexpr int kTop = 127 + 10;  // F: B's field
+  const auto bf16 = [](int sign, int field, std::uint32_t mantissa) {
+    return from_bits<__nv_bfloat16>(std::uint16_t((sign << 15) | (field << 7) | mantissa));
+  };
+  const auto in_window = [&](int sign) { return bf16(sign, kTop - 13 + int(random() % 14), std::uint32_t(random() % 128)); };
+  const auto term = [&] {
+    int field = one_below ? kTop - 30 : random() % 2 == 0 ? kTop - 29 : kTop - 29 + int(random() % 16);
+    return bf16(0, field, std::uint32_t(random() % 128));
+  };
+  std::vector<__nv_bfloat16> values(static_cast<std::size_t>(n));
+  for (std::int64_t g = 0; g + 8 <= n; g += 8) {
+    const __nv_bfloat16 b = bf16(0, kTop, std::uint32_t(random() % 128)), c = in_window(0), d = in_window(1);
+    const __nv_bfloat16 group[8] = {b, negate(b), c, term(), negate(c), d, negate(d), term()};
+    std::copy(group, group + 8, values.begin() + g);
+  }
+  for (std::int64_t i = n / 8 * 8; i < n; ++i) values[std::size_t(i)] = term();
+  return values;
+}
+
+TEST(CorrectlyRounded, Bfloat16BelowTheWindow) {
+  REQUIRE_GPU();
+  const std::uint64_t seed = fresh_seed();
+  std::mt19937_64 random(seed);
+  for (std::int64_t n : capped({std::int64_t(100003), std::int64_t(4 << 20) + 5})) {
+    for (bool one_below : {false, true}) {
+      Exact<__nv_bfloat16, float> x(bfloat16_below_the_window(n, one_below, random),
+                                    std::string(one_below ? "one field below" : "the 16 fields below") +
+                                        " n=" + std::to_string(n) + " seed=" + std::to_string(seed));
+      for (int offset : {0, 1})
+        if (!x.check(correctly_rounded(), offset)) return;
+      if (n > (2 << 20)) continue;
+      for (Pipeline pipeline : kAllPipelines)
+        if (!x.check(correctly_rounded({Strategy::vectorized, pipeline}), 0)) return;
+    }
+  }
+}
+
 // The zeroed-storage promise on the grid window: one buffer zeroed once and called again and
 // again, the window's flagged records (window_records.cuh) and, for inputs that send blocks to
 // the general body, the grid's state in it. Each call gives MPFR's bits, and every byte that must

@@ -409,26 +409,39 @@ TEST(ExactModel, DoubleWindowTakesEverydayInputs) {
       same_result(got, correctly_rounded_sum<double>(tiny.data(), std::int64_t(tiny.size()))));
 }
 
-// The bfloat16 batch test (Bfloat16PairBounds, two inputs a word) against in_window input by
-// input, on batches of 16 words mostly in a random window with a few inputs at its edges, zeros,
-// field 254, subnormals, infinities and NaN. Both answers must occur.
+// Whether a bfloat16 (its bits) lies in the window starting at `start` or in the
+// kWidenedFields fields below it, input by input: its field, a subnormal's as 0.
+bool in_widened_window(std::uint16_t half, int start) {
+  const int field = (half >> 7) & 0xff;
+  const int bottom = std::max(start - Bfloat16PairBounds::kWidenedFields, 0);
+  return (half & 0x7fff) == 0 || (start != 0 && field >= bottom && field < start + 16);
+}
+
+// The bfloat16 batch tests (Bfloat16PairBounds, two inputs a word) against in_window and
+// in_widened_window input by input, on batches of 16 words mostly in a random window with a few
+// inputs at its edges and the widened band's, zeros, field 254, subnormals, infinities and NaN.
+// Every answer must occur.
 TEST(ExactModel, Bfloat16PairBoundsAgreeWithTheWindow) {
   std::mt19937_64 rng(seed());
   auto uniform = [&](int lo, int hi) { return int(rng() % std::uint64_t(hi - lo + 1)) + lo; };
-  int inside = 0, outside = 0;
+  int inside = 0, outside = 0, widened = 0, beyond = 0;
   for (int trial = 0; trial < 200000; ++trial) {
     const int start = uniform(0, kLastWindowStart);
     const int outliers = uniform(0, 2);  // per batch, of the kinds below
+    const bool band = uniform(0, 1) == 0;  // a few inputs in the 16 fields below the window
     std::uint32_t word[16];
     std::uint16_t half[32];
     for (int j = 0; j < 32; ++j) {
       int field = uniform(start, start + 15);
-      const int kind = outliers > 0 && uniform(0, 15) == 0 ? uniform(0, 6) : 7;
+      const int kind = outliers > 0 && uniform(0, 15) == 0 ? uniform(0, 8) : band && uniform(0, 7) == 0 ? 9 : 10;
       if (kind == 0) field = start - 1;
       if (kind == 1) field = start + 16;
       if (kind == 2) field = 254;
       if (kind == 3) field = 0;
       if (kind == 4) field = 255;
+      if (kind == 6) field = start - Bfloat16PairBounds::kWidenedFields;
+      if (kind == 7 || kind == 8) field = start - Bfloat16PairBounds::kWidenedFields - 1;
+      if (kind == 9) field = uniform(start - Bfloat16PairBounds::kWidenedFields, start - 1);
       if (field < 0 || field > 255) field = start;
       std::uint32_t mantissa = std::uint32_t(uniform(0, 127));
       if (kind == 3 && mantissa == 0) mantissa = 1;  // a subnormal, not a zero
@@ -436,18 +449,43 @@ TEST(ExactModel, Bfloat16PairBoundsAgreeWithTheWindow) {
       if (kind == 5 || uniform(0, 15) == 0) h = std::uint16_t(uniform(0, 1) << 15);  // +-0
       half[j] = h;
     }
-    bool want = start != 0;
+    bool want = start != 0, want_widened = start != 0;
     for (int j = 0; j < 32; ++j) {
       want = want && in_window(std::uint32_t(half[j]) << 16, start) && ((half[j] >> 7) & 0xff) < 254;
+      want_widened = want_widened && in_widened_window(half[j], start);
       if (j % 2 == 1) word[j / 2] = std::uint32_t(half[j - 1]) | (std::uint32_t(half[j]) << 16);
     }
     Bfloat16PairBounds bounds;
     for (std::uint32_t w : word) bounds.add(w);
     ASSERT_EQ(bounds.inside(start), want) << "trial " << trial << ", window start " << start;
+    ASSERT_EQ(bounds.inside_widened(start), want_widened) << "trial " << trial << ", window start " << start;
     (want ? inside : outside) += 1;
+    if (!want) (want_widened ? widened : beyond) += 1;
   }
   EXPECT_GT(inside, 1000);
   EXPECT_GT(outside, 1000);
+  EXPECT_GT(widened, 1000);
+  EXPECT_GT(beyond, 1000);
+}
+
+// Every bfloat16 the widened test lets into a window (every bit pattern, every window start) is an
+// integer multiple of the window's unit 2^(start - 150) below 2^(start - 111), so 2^14 of them add
+// exactly in its double, in any order; an odd significand in the normal field just below the band
+// is not.
+TEST(ExactModel, Bfloat16WidenedWindowHoldsItsInputs) {
+  for (int start = 1; start <= kLastWindowStart; ++start) {
+    const double unit = std::ldexp(1.0, start - 150);
+    for (std::uint32_t bits = 0; bits < 0x7f80u; ++bits) {  // every finite magnitude
+      const double magnitude = to_double(from_bits<__nv_bfloat16>(std::uint16_t(bits)));
+      const double units = magnitude / unit;
+      const bool multiple = units == std::floor(units) && units < 0x1p39;
+      if (in_widened_window(std::uint16_t(bits), start))
+        ASSERT_TRUE(multiple) << "bits 0x" << std::hex << bits << std::dec << ", window start " << start;
+      else if (const int below = start - Bfloat16PairBounds::kWidenedFields - 1;
+               below >= 1 && (bits >> 7) == std::uint32_t(below) && (bits & 1u))
+        ASSERT_FALSE(multiple) << "bits 0x" << std::hex << bits << std::dec << ", window start " << start;
+    }
+  }
 }
 
 // Two bfloat16 in a window add exactly in a float, at every window start the pair path takes:

@@ -142,11 +142,27 @@ struct Bfloat16PairBounds {
     least_less_one = min_u16x2(least_less_one, (magnitude + 0x7fff7fffu) ^ 0x80008000u);
   }
   GPUREDUCE_HD bool inside(int start) const {
-    const std::uint32_t high = (largest >> 16) > (largest & 0xffffu) ? largest >> 16 : largest & 0xffffu;
-    const std::uint32_t low =
-        (least_less_one >> 16) < (least_less_one & 0xffffu) ? least_less_one >> 16 : least_less_one & 0xffffu;
     const std::uint32_t top = std::uint32_t(start + 16) << 7;
-    return high < (top < (254u << 7) ? top : 254u << 7) && low >= (std::uint32_t(start) << 7) - 1u;
+    return high() < (top < (254u << 7) ? top : 254u << 7) && low() >= (std::uint32_t(start) << 7) - 1u;
+  }
+  // Fields below the window where a bfloat16 is still a multiple of the window's unit: 24 - 8.
+  static constexpr int kWidenedFields = 16;
+  // Whether every input met lies in the window or in the kWidenedFields fields below it (zeros
+  // included; none with start 0): a bfloat16 of field start - 16 or above is an integer multiple
+  // of 2^(start - 150), the window's own unit, and below 2^(start - 111), so the window's double
+  // takes it exactly one input at a time (not two in a float). A subnormal (field 0, a multiple of
+  // 2^-133) is met only where start <= 16. Field 254 needs no exclusion here: no float add.
+  GPUREDUCE_HD bool inside_widened(int start) const {
+    const int bottom = start > kWidenedFields ? start - kWidenedFields : 0;
+    return start != 0 && high() < (std::uint32_t(start + 16) << 7) && low() + 1u >= (std::uint32_t(bottom) << 7);
+  }
+
+ private:
+  GPUREDUCE_HD std::uint32_t high() const {
+    return (largest >> 16) > (largest & 0xffffu) ? largest >> 16 : largest & 0xffffu;
+  }
+  GPUREDUCE_HD std::uint32_t low() const {
+    return (least_less_one >> 16) < (least_less_one & 0xffffu) ? least_less_one >> 16 : least_less_one & 0xffffu;
   }
 };
 

@@ -112,8 +112,12 @@ struct FloatWindowThread {
   }
   // bfloat16: the whole batch tested two inputs a word (Bfloat16PairBounds: ~2.5 integer
   // operations an input instead of ~6) and added a pair at a time in float, exactly: half the
-  // conversions and double adds. False where some lane of the warp has an input outside its
-  // window (then add_groups).
+  // conversions and double adds. Where some lane of the warp has an input outside its window but
+  // every lane's lie in the window or the 16 fields below it (inside_widened), the batch goes into
+  // the window's double one input at a time, still exactly: normal(0, 1) values about 2^-13 under
+  // a lane's first largest sent their warp's batches to the groups' path, 2.0x CUB's time at 16M
+  // where integers ran 1.4x (now 1.8x; docs/tuning.md, 'bfloat16 below the window'). False where
+  // neither holds (then add_groups).
   template <int N>
   __device__ __forceinline__ bool add_bfloat16_pairs(const __nv_bfloat16 (&items)[N]) {
     constexpr int kWords = N / 2;
@@ -128,17 +132,30 @@ struct FloatWindowThread {
     Bfloat16PairBounds bounds;
 #pragma unroll
     for (int j = 0; j < kWords; ++j) bounds.add(word[j]);
-    if (!__all_sync(__activemask(), bounds.inside(start))) return false;
+    const unsigned lanes = __activemask();
+    if (__all_sync(lanes, bounds.inside(start))) {
+      add_words<kWords, true>(word);
+      return true;
+    }
+    if (!__all_sync(lanes, bounds.inside_widened(start))) return false;
+    add_words<kWords, false>(word);
+    return true;
+  }
+  // Each word's two inputs summed in float (kInFloat: both in the window) or in double, into the
+  // window's sum as trees of four.
+  template <int kWords, bool kInFloat>
+  __device__ __forceinline__ void add_words(const std::uint32_t (&word)[kWords]) {
     constexpr int kTree = kWords < 4 ? kWords : 4;  // four doubles at a time: 64 registers
 #pragma unroll
     for (int g = 0; g < kWords; g += kTree) {
       double d[kTree];
 #pragma unroll
-      for (int j = 0; j < kTree; ++j)
-        d[j] = double(__uint_as_float(word[g + j] << 16) + __uint_as_float(word[g + j] & 0xffff0000u));
+      for (int j = 0; j < kTree; ++j) {
+        const float low = __uint_as_float(word[g + j] << 16), high = __uint_as_float(word[g + j] & 0xffff0000u);
+        d[j] = kInFloat ? double(low + high) : double(low) + double(high);
+      }
       hot += pairwise_sum(d);
     }
-    return true;
   }
   template <class In, int N>
   __device__ __forceinline__ void add_group(const In* items) {
