@@ -699,12 +699,12 @@ TEST(CorrectlyRounded, DoubleWindowThirdWord) {
 // Half the t's one field below the band are an odd number of half units of the window, so a
 // thread's t's there are a whole number of units or not at random: a window that took them
 // (kWidenedFields one too large) would drop the half unit of every thread with an odd count, many
-// float ulps of the sum. Two odd significands a group, as first written, always paired up and
-// hid that mistake.
-// `band`: the t's span fields F - 29 to F - 14, the 16 below the window (F - 29 at the edge
-// often), where a batch goes into the window's double one input at a time; `one_below`: the t's
-// lie at F - 30, where a batch must take the groups' path and the bins. On automatic's general
-// kernel (past 4 MiB) and on the vectorized rung under every pipeline, against MPFR.
+// float ulps of the sum (odd significands two a group would pair up and hide it; docs/testing.md).
+// Without `one_below` the t's span fields F - 29 to F - 14, the 16 below the window (F - 29, its
+// edge, over half the time), where a batch goes into the window's double an input at a time; with
+// it they lie at F - 30, one field lower, where a batch must take the groups' path and the
+// bins. On automatic's general kernel (past 4 MiB) and on the vectorized rung under every
+// pipeline, against MPFR.
 std::vector<__nv_bfloat16> bfloat16_below_the_window(std::int64_t n, bool one_below, std::mt19937_64& random) {
   constexpr int kTop = 127 + 10;  // F: B's field
   const auto bf16 = [](int sign, int field, std::uint32_t mantissa) {
