@@ -2,13 +2,14 @@
 // from, and one case timed three ways for cub::DeviceReduce::Sum, the default Sum and the correctly
 // rounded Sum (call = between CUDA events on an idle GPU, contenders alternated; graph = a call in
 // a CUDA graph of 20; host = the call's return while the GPU is busy), printed as one row with the
-// correctly rounded result's bits.
+// correctly rounded result's bits. PROBE_GRID sets the correctly rounded call's grid_blocks.
 #pragma once
 
 #include <cub/device/device_reduce.cuh>
 #include <cuda_bf16.h>
 #include <gpureduce/gpureduce.hpp>
 
+#include <cstdlib>
 #include <functional>
 #include <vector>
 
@@ -108,11 +109,19 @@ inline void print_row(const char* label, const char* input, int n, const char* t
               t[2].graph / t[0].graph, bits);
 }
 
+// The correctly rounded call's Options: automatic's, or with PROBE_GRID set that many blocks
+// (Options::grid_blocks; past the grid window's range automatic's general kernel on that grid).
+inline gpureduce::Options correctly_rounded_options() {
+  gpureduce::Options cr;
+  cr.accuracy = gpureduce::Accuracy::correctly_rounded;
+  if (const char* grid = std::getenv("PROBE_GRID")) cr.grid_blocks = std::atoi(grid);
+  return cr;
+}
+
 // One row: the three contenders on the first n doubles (or floats) of `b`.
 inline void time_and_print(const char* label, const char* input, int n, bool is_double,
                            const ProbeBuffers& b) {
-  gpureduce::Options cr;
-  cr.accuracy = gpureduce::Accuracy::correctly_rounded;
+  const gpureduce::Options cr = correctly_rounded_options();
   void* temp = b.temp;
   const std::size_t temp_bytes = b.temp_bytes;
   double *xd = b.xd, *od = b.od;
@@ -144,8 +153,7 @@ inline void time_and_print(const char* label, const char* input, int n, bool is_
 // is ambiguous in CCCL 3.0 (plus<void>(float, __nv_bfloat16)): Reduce with plus<float> and a float
 // init, as the benchmark does.
 inline void time_and_print_bf16(const char* label, const char* input, int n, const ProbeBuffers& b) {
-  gpureduce::Options cr;
-  cr.accuracy = gpureduce::Accuracy::correctly_rounded;
+  const gpureduce::Options cr = correctly_rounded_options();
   void* temp = b.temp;
   const std::size_t temp_bytes = b.temp_bytes;
   const __nv_bfloat16* xb = b.xb;

@@ -75,8 +75,9 @@ void every_shape_every_size() {
         if (!x.check(correctly_rounded(), offset)) return;
     }
   // large, the everyday and hardest shapes: 2^24 + 13, and 5 Mi + 7, whose threads on automatic's
-  // general kernel end in a ragged batch (floats: padded with -0, thread_inputs.cuh)
-  for (std::int64_t n : capped({(1 << 24) + 13, 5 * (1 << 20) + 7})) {
+  // general kernel end in a ragged batch (floats: padded with -0, thread_inputs.cuh); 4 Mi - 3,
+  // within the deep window for all but halves (bfloat16: its last size, 8 MiB)
+  for (std::int64_t n : capped({(1 << 24) + 13, 5 * (1 << 20) + 7, (1 << 22) - 3})) {
     for (ExactShape shape : {ExactShape::everyday, ExactShape::every_scale, ExactShape::cancellation,
                              ExactShape::drifting, ExactShape::wide}) {
       Exact<In, Out> x(inputs.make(shape, n), std::string(to_string(shape)) + " seed=" + std::to_string(seed));
@@ -572,11 +573,13 @@ void blocks_far_apart() {
   x.check(o, 0);
 }
 
-// The plan past one cluster: the grid window up to 40 MiB of doubles, 16 MiB of floats and 4 MiB
-// of halves (its rationale: the last block adds the blocks' sums), the general grid above.
+// The plan past one cluster: the grid window up to 40 MiB of doubles, 16 MiB of floats, 8 MiB of
+// bfloat16 and 4 MiB of halves (its rationale: the last block adds the blocks' sums), the general
+// grid above.
 template <class T>
 LaunchPlan expect_grid_window_plan(std::int64_t n, bool window, Options o = correctly_rounded()) {
-  using Out = std::conditional_t<std::is_same_v<T, __half>, float, T>;  // half -> float
+  // half and bfloat16 -> float
+  using Out = std::conditional_t<std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>, float, T>;
   DeviceBuffer<T> in(static_cast<std::size_t>(n));
   LaunchPlan plan{};
   EXPECT_EQ((DeviceReduce::PlanSum<T, Out>(plan, in.get(), n, o)), cudaSuccess);
@@ -586,7 +589,7 @@ LaunchPlan expect_grid_window_plan(std::int64_t n, bool window, Options o = corr
   return plan;
 }
 
-TEST(CorrectlyRounded, AutomaticPlansGridWindowUpTo40MiBOfDoubles16MiBOfFloats) {
+TEST(CorrectlyRounded, AutomaticPlansGridWindowUpTo40MiBOfDoubles16MiBOfFloats8MiBOfBfloat16) {
   REQUIRE_GPU();
   expect_grid_window_plan<double>(16385, true);  // past one cluster
   expect_grid_window_plan<double>(32769, true);
@@ -597,12 +600,14 @@ TEST(CorrectlyRounded, AutomaticPlansGridWindowUpTo40MiBOfDoubles16MiBOfFloats) 
   expect_grid_window_plan<float>(65537, true);
   expect_grid_window_plan<float>(1 << 22, true);  // 16 MiB
   expect_grid_window_plan<float>((1 << 22) + 1, false);
+  expect_grid_window_plan<__nv_bfloat16>(1 << 22, true);  // 8 MiB
+  expect_grid_window_plan<__nv_bfloat16>((1 << 22) + 1, false);
   expect_grid_window_plan<__half>(1 << 21, true);  // 4 MiB
   expect_grid_window_plan<__half>((1 << 21) + 1, false);
 }
 
-// Past 2 MiB of doubles or floats, automatic's own grid is the deep window's: a block on each SM,
-// at most 128 (the record slots). Halves keep the square-root grid, as does a caller's grid.
+// Past 2 MiB of doubles, floats or bfloat16, automatic's own grid is the deep window's: a block on
+// each SM, at most 128 (the record slots). Halves keep the square-root grid, as does a caller's.
 template <class T>
 void expect_deep_window_plan(std::int64_t n, bool deep, Options o = correctly_rounded()) {
   const LaunchPlan plan = expect_grid_window_plan<T>(n, true, o);
@@ -622,6 +627,9 @@ TEST(CorrectlyRounded, AutomaticPlansDeepWindowPast2MiB) {
   expect_deep_window_plan<float>(1 << 19, false);
   expect_deep_window_plan<float>((1 << 19) + 1, true);
   expect_deep_window_plan<float>(1 << 22, true);
+  expect_deep_window_plan<__nv_bfloat16>(1 << 20, false);
+  expect_deep_window_plan<__nv_bfloat16>((1 << 20) + 1, true);
+  expect_deep_window_plan<__nv_bfloat16>(1 << 22, true);
   expect_deep_window_plan<__half>(1 << 21, false);
   Options caller = correctly_rounded();
   caller.grid_blocks = 64;

@@ -44,23 +44,23 @@ inline constexpr const char* kClusterWindow =
   "launch)"
 inline constexpr const char* kGridWindow =
     "correctly rounded, automatic: vectorized loads, 256 threads, one block up to 16 KiB, one "
-    "cluster up to 128 KiB, then up to 2 MiB (4 MiB of halves and bfloat16; on a caller's grid 40 "
-    "MiB of doubles, 16 MiB of floats) grid = ceil(sqrt(bytes / 256 B)) rounded up to a power of "
-    "two, capped at one wave and 128 blocks (fewer where a thread would hold 2 or 3 vectors); "
-    GPUREDUCE_GRID_WINDOW_MEETING;
+    "cluster up to 128 KiB, then up to 2 MiB (4 MiB of halves; on a caller's grid 40 MiB of "
+    "doubles, 16 MiB of floats, 8 MiB of bfloat16) grid = ceil(sqrt(bytes / 256 B)) rounded up "
+    "to a power of two, capped at one wave and 128 blocks (fewer where a thread would hold 2 or 3 "
+    "vectors); " GPUREDUCE_GRID_WINDOW_MEETING;
 inline constexpr const char* kDeepWindow =
-    "correctly rounded, automatic: past 2 MiB up to 40 MiB of doubles (16 MiB of floats), a block "
-    "of 256 threads on each SM (at most 128), each thread keeping 8 vectors of doubles (4 of "
-    "floats) in flight and as many more issued before a batch is added; "
-    GPUREDUCE_GRID_WINDOW_MEETING;
+    "correctly rounded, automatic: past 2 MiB up to 40 MiB of doubles (16 MiB of floats, 8 MiB "
+    "of bfloat16), a block of 256 threads on each SM (at most 128), each thread keeping 8 "
+    "vectors of doubles (4 of floats and bfloat16) in flight and as many more issued before a "
+    "batch is added; " GPUREDUCE_GRID_WINDOW_MEETING;
 #undef GPUREDUCE_GRID_WINDOW_MEETING
 inline constexpr const char* kAtomic =
     "correctly rounded, automatic: vectorized loads, 256 threads, one block up to 16 KiB, one "
-    "cluster up to 128 KiB, a grid window up to 40 MiB of doubles (16 MiB of floats, 4 MiB of "
-    "halves and bfloat16), else grid = ceil(sqrt(bytes / 256 B)) rounded up to a power of two, "
-    "capped at one wave; atomic: blocks add their exact states into one with 64-bit atomics, the "
-    "last rounds it (state the stream or graph keeps zero, or the caller's zeroed storage: one "
-    "launch)";
+    "cluster up to 128 KiB, a grid window up to 40 MiB of doubles (16 MiB of floats, 8 MiB of "
+    "bfloat16, 4 MiB of halves), else grid = ceil(sqrt(bytes / 256 B)) rounded up to a power of "
+    "two, capped at one wave; atomic: blocks add their exact states into one with 64-bit "
+    "atomics, the last rounds it (state the stream or graph keeps zero, or the caller's zeroed "
+    "storage: one launch)";
 inline constexpr const char* kCallerChose =
     "correctly rounded, as the caller's Options chose (the bits do not depend on it)";
 }  // namespace rationale

@@ -33,9 +33,9 @@ static_assert(kGridWindowMaxBlocks <= 256, "the last block's 256 threads hold a 
 // µs slower from 64K to 4M), the float family 4; docs/tuning.md, 'Grid window'.
 template <class In>
 inline constexpr int kGridWindowBlocksPerSm = std::is_same_v<In, double> ? 3 : 4;
-// Where automatic takes it: past one cluster, at most 40 MiB of doubles, 16 MiB of floats and
-// 4 MiB of halves and bfloat16; past that, the general body. Up to 2 MiB the grid of the square-
-// root rule (at most kGridWindowMaxBlocks, 3-4 blocks an SM); past 2 MiB, doubles and floats take
+// Where automatic takes it: past one cluster, at most 40 MiB of doubles, 16 MiB of floats, 8 MiB
+// of bfloat16 and 4 MiB of halves; past that, the general body. Up to 2 MiB the grid of the square-
+// root rule (at most kGridWindowMaxBlocks, 3-4 blocks an SM); past 2 MiB, all but halves take
 // the deep window: a block on each SM (at most kGridWindowMaxBlocks), each thread keeping
 // kDeepWindowVectors vectors in flight and as many more issued before a batch is added
 // (thread_inputs.cuh, sum_inputs_pipelined). H200, graphs, µs a call against the square-root
@@ -43,13 +43,22 @@ inline constexpr int kGridWindowBlocksPerSm = std::is_same_v<In, double> ? 3 : 4
 // 11.4-11.6 (the general body's); f32 3 MiB 4.33 -> 3.84, 16 MiB 6.6-7.2 -> 6.15-6.30. It lost at
 // 2 MiB (f64 3.51 -> 3.67), and for floats from 24-32 MiB (32 MiB 9.0 -> 10.4),
 // where one block an SM no longer keeps enough of DRAM's traffic in flight. 4 vectors deep for
-// floats, 8 for doubles: the best of 4, 8 and 16 (docs/tuning.md, 'Deep window'). Halves and
-// bfloat16 were not measured, and keep the square-root grid.
+// floats, 8 for doubles: the best of 4, 8 and 16 (docs/tuning.md, 'Deep window'). bfloat16, H200,
+// graphs, µs a call against the square-root grid (4 MiB) and the general body (8 and 16 MiB):
+// 4 MiB 4.59-4.61 -> 4.21-4.22 for integer, uniform and normal data; 8 MiB normal 7.81 -> 6.21,
+// wide20 18.6 -> 13.9, but integers 5.35 -> 5.58 and uniform 5.44 -> 5.71; 16 MiB integers
+// 6.98 -> 8.27 (normal 11.0 -> 8.6), so up to 8 MiB (docs/tuning.md, 'bfloat16's deep window').
+// Halves were not measured, and keep the square-root grid to 4 MiB.
 template <class In>
-inline constexpr bool kDeepWindowTypes = std::is_same_v<In, double> || std::is_same_v<In, float>;
+inline constexpr bool kDeepWindowTypes = std::is_same_v<In, double> || std::is_same_v<In, float> ||
+                                         std::is_same_v<In, __nv_bfloat16>;
 template <class In>
 inline constexpr std::uint64_t kGridWindowMaxBytes =
-    std::uint64_t(std::is_same_v<In, double> ? 40 : kDeepWindowTypes<In> ? 16 : 4) << 20;
+    std::uint64_t(std::is_same_v<In, double>          ? 40
+                  : std::is_same_v<In, float>         ? 16
+                  : std::is_same_v<In, __nv_bfloat16> ? 8
+                                                      : 4)
+    << 20;
 inline constexpr std::uint64_t kDeepWindowAboveBytes = std::uint64_t(2) << 20;
 template <class In>
 inline constexpr int kDeepWindowVectors = std::is_same_v<In, double> ? 8 : 4;
