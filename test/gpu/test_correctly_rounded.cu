@@ -711,7 +711,7 @@ TEST(CorrectlyRounded, DoubleWindowThirdWord) {
 // Without `one_below` the t's span fields F - 29 to F - 14, the 16 below the window (F - 29, its
 // edge, over half the time), where a batch goes into the window's double an input at a time; with
 // it they lie at F - 30, one field lower, where a batch must take the groups' path and the
-// bins. On automatic's general kernel (past 4 MiB) and on the vectorized rung under every
+// bins. On automatic's general kernel (past 8 MiB) and on the vectorized rung under every
 // pipeline, against MPFR.
 std::vector<__nv_bfloat16> bfloat16_below_the_window(std::int64_t n, bool one_below, std::mt19937_64& random) {
   constexpr int kTop = 127 + 10;  // F: B's field
