@@ -4,6 +4,7 @@
 // The GPU tests check that the kernels run this arithmetic; these check the arithmetic itself.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <cstring>
@@ -450,7 +451,9 @@ TEST(ExactModel, Bfloat16PairBoundsAgreeWithTheWindow) {
       half[j] = h;
     }
     bool want = start != 0, want_widened = start != 0;
+    int largest_field = 0;  // of the largest magnitude: where the window opens (thread_sum.cuh)
     for (int j = 0; j < 32; ++j) {
+      largest_field = std::max(largest_field, int((half[j] & 0x7fffu) >> 7));
       want = want && in_window(std::uint32_t(half[j]) << 16, start) && ((half[j] >> 7) & 0xff) < 254;
       want_widened = want_widened && in_widened_window(half[j], start);
       if (j % 2 == 1) word[j / 2] = std::uint32_t(half[j - 1]) | (std::uint32_t(half[j]) << 16);
@@ -459,6 +462,7 @@ TEST(ExactModel, Bfloat16PairBoundsAgreeWithTheWindow) {
     for (std::uint32_t w : word) bounds.add(w);
     ASSERT_EQ(bounds.inside(start), want) << "trial " << trial << ", window start " << start;
     ASSERT_EQ(bounds.inside_widened(start), want_widened) << "trial " << trial << ", window start " << start;
+    ASSERT_EQ(bounds.largest_field(), largest_field) << "trial " << trial;
     (want ? inside : outside) += 1;
     if (!want) (want_widened ? widened : beyond) += 1;
   }

@@ -156,6 +156,8 @@ struct Bfloat16PairBounds {
     const int bottom = start > kWidenedFields ? start - kWidenedFields : 0;
     return start != 0 && high() < (std::uint32_t(start + 16) << 7) && low() + 1u >= (std::uint32_t(bottom) << 7);
   }
+  // The exponent field of the largest magnitude met (255: an infinity or NaN among them).
+  GPUREDUCE_HD int largest_field() const { return int(high() >> 7); }
 
  private:
   GPUREDUCE_HD std::uint32_t high() const {

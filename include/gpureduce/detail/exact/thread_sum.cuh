@@ -116,22 +116,17 @@ struct FloatWindowThread {
   // every lane's lie in the window or the 16 fields below it (inside_widened), the batch goes into
   // the window's double one input at a time, still exactly: normal(0, 1) values about 2^-13 under
   // a lane's first largest sent their warp's batches to the groups' path, 2.0x CUB's time at 16M
-  // where integers ran 1.4x (now 1.8x; docs/tuning.md, 'bfloat16 below the window'). False where
-  // neither holds (then add_groups).
+  // where integers ran 1.4x (then 1.8x: docs/tuning.md, 'bfloat16 below the window'; since
+  // open_window_on_batch 1.18x). False where neither holds (then add_groups).
   template <int N>
   __device__ __forceinline__ bool add_bfloat16_pairs(const __nv_bfloat16 (&items)[N]) {
     constexpr int kWords = N / 2;
     std::uint32_t word[kWords];
     memcpy(word, items, sizeof(word));
-    if (start == 0) {  // as add_group would: the first group's largest input places the window
-      float v[kGroup];
-#pragma unroll
-      for (int j = 0; j < kGroup; ++j) v[j] = widen(items[j]);
-      open_window(v);
-    }
     Bfloat16PairBounds bounds;
 #pragma unroll
     for (int j = 0; j < kWords; ++j) bounds.add(word[j]);
+    if (start == 0) open_window_on_batch(bounds, word);
     const unsigned lanes = __activemask();
     if (__all_sync(lanes, bounds.inside(start))) {
       add_words<kWords, true>(word);
@@ -140,6 +135,29 @@ struct FloatWindowThread {
     if (!__all_sync(lanes, bounds.inside_widened(start))) return false;
     add_words<kWords, false>(word);
     return true;
+  }
+  // A bfloat16 thread's window opens at its first batch's largest finite normal input, all 32 of
+  // them, not its first group's 8 as add_group's: of normal(0, 1) inputs, 8 all under 0.5 (a
+  // thread in 2,000) opened windows whose top lay under later inputs of 2 and more, and the warps
+  // of those threads took the groups' path on most of their batches; the SMs that held them ran
+  // the 16M kernel 12K cycles past the average (ncu and per-warp counts, docs/tuning.md, 'The
+  // bfloat16 window's first batch'). 32 under 0.5: 5e-14. The batch's largest magnitude is the
+  // bounds' already (a loop over the words cost integers and uniform data 6% at 8M: a thread runs
+  // only 2-4 batches there); where it is an infinity or NaN, the loop finds the largest finite.
+  template <int kWords>
+  __device__ __forceinline__ void open_window_on_batch(const Bfloat16PairBounds& bounds,
+                                                       const std::uint32_t (&word)[kWords]) {
+    int largest = bounds.largest_field();
+    if (largest == 255) {
+      largest = 0;
+#pragma unroll
+      for (int j = 0; j < kWords; ++j) {
+        const int low = int((word[j] >> 7) & 0xffu), high = int((word[j] >> 23) & 0xffu);
+        largest = low < 255 && low > largest ? low : largest;
+        largest = high < 255 && high > largest ? high : largest;
+      }
+    }
+    if (largest > 0) start = window_start_for(largest);
   }
   // Each word's two inputs summed in float (kInFloat: both in the window) or in double, into the
   // window's sum as trees of four.
