@@ -143,7 +143,9 @@ struct FloatWindowThread {
   // the 16M kernel 12K cycles past the average (ncu and per-warp counts, docs/tuning.md, 'The
   // bfloat16 window's first batch'). 32 under 0.5: 5e-14. The batch's largest magnitude is the
   // bounds' already (a loop over the words cost integers and uniform data 6% at 8M: a thread runs
-  // only 2-4 batches there); where it is an infinity or NaN, the loop finds the largest finite.
+  // only 2-4 batches there); where it is an infinity or NaN, the loop finds the largest finite,
+  // over the words: largest_finite_field's widened floats, 8 at a time, put 8-44 bytes of spill
+  // into two of the bfloat16 kernels (ptxas, stop 73).
   template <int kWords>
   __device__ __forceinline__ void open_window_on_batch(const Bfloat16PairBounds& bounds,
                                                        const std::uint32_t (&word)[kWords]) {
